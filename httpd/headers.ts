@@ -1,0 +1,308 @@
+/**
+ * A light, case-insensitive header map used by {@linkcode Request} and
+ * {@linkcode Response}.
+ *
+ * @module
+ */
+
+/** Anything a header map can be built from. */
+export type HeadersInit =
+  | HttpHeaders
+  | Iterable<readonly [string, string]>
+  | Record<string, string>;
+
+// RFC 9110 section 5.1: field-name = token.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// RFC 9110 section 5.5: CR, LF and NUL are never allowed in a field value;
+// refusing them here makes response splitting impossible.
+const FORBIDDEN_VALUE = /[\r\n\0]/;
+
+/**
+ * An ordered, case-insensitive multimap of HTTP fields. Names are stored in
+ * lower case, which is also how HTTP/2 sends them (RFC 9113 section 8.2.1).
+ *
+ * It is deliberately smaller and faster than the web `Headers` class: a
+ * response usually carries a handful of fields, so two parallel arrays and a
+ * linear scan beat a hash map.
+ *
+ * @example Set, append and read fields
+ * ```ts
+ * import { HttpHeaders } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const headers = new HttpHeaders({ "Content-Type": "text/plain" });
+ * headers.append("Set-Cookie", "a=1");
+ * headers.append("set-cookie", "b=2");
+ * assert.equal(headers.get("content-type"), "text/plain");
+ * assert.deepEqual(headers.getAll("Set-Cookie"), ["a=1", "b=2"]);
+ * ```
+ */
+export class HttpHeaders implements Iterable<[string, string]> {
+  #names: string[] = [];
+  #values: string[] = [];
+
+  /**
+   * Creates a header map.
+   *
+   * @param init Fields to copy: another map, `[name, value]` pairs or a record.
+   */
+  constructor(init?: HeadersInit) {
+    if (init === undefined) return;
+    if (init instanceof HttpHeaders) {
+      this.#names = init.#names.slice();
+      this.#values = init.#values.slice();
+    } else if (Symbol.iterator in init) {
+      for (const [name, value] of init as Iterable<[string, string]>) {
+        this.append(name, value);
+      }
+    } else {
+      for (const name in init) this.append(name, init[name]!);
+    }
+  }
+
+  /**
+   * Wraps already validated, lower-case fields without copying them. Used by
+   * the protocol codecs, which validate while parsing.
+   *
+   * @param names Lower-case field names.
+   * @param values Field values, parallel to `names`.
+   * @returns A header map that owns both arrays.
+   *
+   * @example Wrap parsed fields
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = HttpHeaders.fromTrusted(["host"], ["example.com"]);
+   * assert.equal(headers.get("Host"), "example.com");
+   * ```
+   */
+  static fromTrusted(names: string[], values: string[]): HttpHeaders {
+    const headers = new HttpHeaders();
+    headers.#names = names;
+    headers.#values = values;
+    return headers;
+  }
+
+  /** The number of fields, counting repeated names separately. */
+  get size(): number {
+    return this.#names.length;
+  }
+
+  /**
+   * Returns the value of a field; repeated fields are joined with `", "`
+   * (RFC 9110 section 5.3).
+   *
+   * @param name The field name, in any case.
+   * @returns The value, or `undefined` when the field is absent.
+   *
+   * @example Read a field
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = new HttpHeaders([["accept", "a"], ["Accept", "b"]]);
+   * assert.equal(headers.get("ACCEPT"), "a, b");
+   * ```
+   */
+  get(name: string): string | undefined {
+    const key = name.toLowerCase();
+    const names = this.#names;
+    let found: string | undefined;
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] === key) {
+        found = found === undefined ? this.#values[i] : `${found}, ${this.#values[i]}`;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Returns every value of a field, in order.
+   *
+   * @param name The field name, in any case.
+   * @returns The values; empty when the field is absent.
+   *
+   * @example Read repeated fields
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = new HttpHeaders([["set-cookie", "a=1"], ["set-cookie", "b=2"]]);
+   * assert.deepEqual(headers.getAll("set-cookie"), ["a=1", "b=2"]);
+   * ```
+   */
+  getAll(name: string): string[] {
+    const key = name.toLowerCase();
+    const out: string[] = [];
+    for (let i = 0; i < this.#names.length; i++) {
+      if (this.#names[i] === key) out.push(this.#values[i]!);
+    }
+    return out;
+  }
+
+  /**
+   * Tells whether a field is present.
+   *
+   * @param name The field name, in any case.
+   * @returns `true` when at least one field has this name.
+   *
+   * @example Test for a field
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new HttpHeaders({ ETag: '"x"' }).has("etag"), true);
+   * ```
+   */
+  has(name: string): boolean {
+    return this.#names.indexOf(name.toLowerCase()) !== -1;
+  }
+
+  /**
+   * Replaces every field of this name with one field.
+   *
+   * @param name The field name; must be a token (RFC 9110 section 5.1).
+   * @param value The value; CR, LF and NUL are refused.
+   * @returns This map, for chaining.
+   * @throws {TypeError} When the name or the value is invalid.
+   *
+   * @example Replace a field
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = new HttpHeaders({ vary: "Origin" }).set("Vary", "Accept");
+   * assert.equal(headers.get("vary"), "Accept");
+   * ```
+   */
+  set(name: string, value: string): this {
+    const key = checkName(name);
+    checkValue(name, value);
+    const i = this.#names.indexOf(key);
+    if (i === -1) {
+      this.#names.push(key);
+      this.#values.push(value);
+      return this;
+    }
+    this.#values[i] = value;
+    this.#removeFrom(key, i + 1);
+    return this;
+  }
+
+  /**
+   * Adds a field, keeping existing fields of the same name.
+   *
+   * @param name The field name; must be a token (RFC 9110 section 5.1).
+   * @param value The value; CR, LF and NUL are refused.
+   * @returns This map, for chaining.
+   * @throws {TypeError} When the name or the value is invalid.
+   *
+   * @example Add a field
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = new HttpHeaders().append("vary", "Origin").append("vary", "Accept");
+   * assert.equal(headers.get("vary"), "Origin, Accept");
+   * ```
+   */
+  append(name: string, value: string): this {
+    this.#names.push(checkName(name));
+    checkValue(name, value);
+    this.#values.push(value);
+    return this;
+  }
+
+  /**
+   * Removes every field of this name.
+   *
+   * @param name The field name, in any case.
+   * @returns `true` when a field was removed.
+   *
+   * @example Remove a field
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = new HttpHeaders({ etag: '"x"' });
+   * assert.equal(headers.delete("ETag"), true);
+   * assert.equal(headers.has("etag"), false);
+   * ```
+   */
+  delete(name: string): boolean {
+    const before = this.#names.length;
+    this.#removeFrom(name.toLowerCase(), 0);
+    return this.#names.length !== before;
+  }
+
+  /**
+   * Iterates over `[name, value]` pairs in insertion order, names in lower case.
+   *
+   * @returns An iterator of pairs.
+   *
+   * @example Iterate
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * assert.deepEqual([...new HttpHeaders({ A: "1" })], [["a", "1"]]);
+   * ```
+   */
+  *[Symbol.iterator](): IterableIterator<[string, string]> {
+    for (let i = 0; i < this.#names.length; i++) {
+      yield [this.#names[i]!, this.#values[i]!];
+    }
+  }
+
+  /**
+   * Calls `fn` for each field in order, without allocating pairs. This is
+   * what the protocol encoders use.
+   *
+   * @param fn Receives the lower-case name and the value.
+   *
+   * @example Visit each field
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const seen: string[] = [];
+   * new HttpHeaders({ a: "1", b: "2" }).forEach((n, v) => seen.push(`${n}=${v}`));
+   * assert.deepEqual(seen, ["a=1", "b=2"]);
+   * ```
+   */
+  forEach(fn: (name: string, value: string) => void): void {
+    for (let i = 0; i < this.#names.length; i++) {
+      fn(this.#names[i]!, this.#values[i]!);
+    }
+  }
+
+  #removeFrom(key: string, start: number): void {
+    const names = this.#names;
+    let w = start;
+    for (let r = start; r < names.length; r++) {
+      if (names[r] !== key) {
+        names[w] = names[r]!;
+        this.#values[w] = this.#values[r]!;
+        w++;
+      }
+    }
+    names.length = w;
+    this.#values.length = w;
+  }
+}
+
+function checkName(name: string): string {
+  if (!TOKEN.test(name)) {
+    throw new TypeError(`Cannot use header name "${name}": not a token`);
+  }
+  return name.toLowerCase();
+}
+
+function checkValue(name: string, value: string): void {
+  if (FORBIDDEN_VALUE.test(value)) {
+    throw new TypeError(
+      `Cannot use the value of header "${name}": it contains CR, LF or NUL`,
+    );
+  }
+}

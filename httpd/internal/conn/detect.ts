@@ -1,0 +1,65 @@
+/**
+ * Protocol detection on plaintext connections: the HTTP/2 client preface
+ * (RFC 9113 section 3.4) selects HTTP/2 with prior knowledge.
+ *
+ * @module
+ */
+
+/** The first bytes of the HTTP/2 client connection preface: "PRI * HTTP/2.0". */
+const PREFACE_START = new TextEncoder().encode("PRI * HTTP/2.0");
+/** Size of the first read; later reads are the driver's. */
+const FIRST_READ_SIZE = 16 * 1024;
+
+/** The result of {@linkcode detectProtocol}. */
+export interface Detected {
+  /** `h2` when the bytes start the HTTP/2 preface, else `http/1.1`. */
+  protocol: "h2" | "http/1.1";
+  /** Bytes read so far; the driver processes them first. */
+  initial: Uint8Array;
+}
+
+/**
+ * Decides from the first bytes whether a plaintext client speaks HTTP/2 with
+ * prior knowledge. Reads until the bytes differ from the preface or match its
+ * start; most clients send a whole request in the first segment, so this
+ * usually costs the one read the driver needed anyway.
+ *
+ * @param conn The accepted connection.
+ * @param timeoutMs How long to wait for the first bytes.
+ * @returns The protocol and the bytes read, or `null` when the peer closed or
+ * timed out first.
+ */
+export async function detectProtocol(
+  conn: Deno.Conn,
+  timeoutMs: number,
+): Promise<Detected | null> {
+  const buf = new Uint8Array(FIRST_READ_SIZE);
+  let filled = 0;
+  const timer = setTimeout(() => {
+    try {
+      conn.close();
+    } catch {
+      // Closed already.
+    }
+  }, timeoutMs);
+  try {
+    while (true) {
+      const n = await conn.read(buf.subarray(filled));
+      if (n === null) return null;
+      filled += n;
+      const compared = Math.min(filled, PREFACE_START.length);
+      for (let i = 0; i < compared; i++) {
+        if (buf[i] !== PREFACE_START[i]) {
+          return { protocol: "http/1.1", initial: buf.subarray(0, filled) };
+        }
+      }
+      if (filled >= PREFACE_START.length) {
+        return { protocol: "h2", initial: buf.subarray(0, filled) };
+      }
+    }
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,544 @@
+/**
+ * The HTTP/1.1 connection driver: the only HTTP/1.1 code that touches the
+ * socket. It reads into one buffer, parses heads with the pure codec,
+ * dispatches requests one at a time (so pipelined responses leave in order),
+ * and batches the responses of pipelined requests into one write.
+ *
+ * @module
+ */
+import type { Body } from "../../body.ts";
+import { HttpError } from "../../errors.ts";
+import { HttpHeaders } from "../../headers.ts";
+import { type BodyReader, createRequest } from "../../request.ts";
+import type { Response } from "../../response.ts";
+import { isBodylessStatus, statusText } from "../../status.ts";
+import type {
+  ConnectionDriver,
+  ConnectionInfo,
+  ServedConnection,
+  ServerContext,
+} from "../conn/types.ts";
+import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
+import { dispatch } from "../dispatch.ts";
+import { ChunkedDecoder } from "./chunked.ts";
+import { CHUNKED, encodeHead, type HeadOptions, LENGTH, NO_BODY, UNTIL_CLOSE } from "./encode.ts";
+import { H1ParseError } from "./errors.ts";
+import { HeadParser, type RequestHead } from "./parse.ts";
+
+/** Initial read buffer: one typical head fits, and so does a pipelined burst. */
+const READ_BUFFER_SIZE = 16 * 1024;
+/** Output buffer: pipelined responses are batched up to this size per write. */
+const WRITE_BUFFER_SIZE = 64 * 1024;
+/** In-memory bodies up to this size are copied next to their head (one write). */
+const COPY_BODY_LIMIT = 16 * 1024;
+/** Chunk size for reading a large request body straight from the socket. */
+const BODY_READ_SIZE = 64 * 1024;
+/** Unread request bodies up to this size are drained to keep the connection;
+ * larger ones close it (like nginx's lingering reads). */
+const MAX_DRAIN_BYTES = 64 * 1024;
+
+const encoder = new TextEncoder();
+const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
+
+/** Where the connection is in its cycle, for timeouts and graceful stop. */
+const IDLE = 0; // waiting for the first byte of a request
+const HEAD = 1; // a head has started arriving
+const BODY = 2; // the handler waits for request body bytes
+const BUSY = 3; // the handler runs or the response is being written
+
+/**
+ * Serves one HTTP/1.1 connection until the peer closes, a protocol error or
+ * timeout ends it, or the server stops.
+ */
+export const serveH1: ConnectionDriver = (conn, initial, server, info) => {
+  const connection = new H1Connection(conn, initial, server, info);
+  connection.run();
+  return connection;
+};
+
+class H1Connection implements ServedConnection {
+  readonly closed: Promise<void>;
+  deadline = 0;
+
+  #conn: Deno.Conn;
+  #server: ServerContext;
+  #info: ConnectionInfo;
+  #watcher: DeadlineWatcher;
+  #parser: HeadParser;
+  #buf: Uint8Array;
+  #start: number;
+  #end: number;
+  #out = new Uint8Array(WRITE_BUFFER_SIZE);
+  #outLen = 0;
+  #phase = IDLE;
+  #served = 0;
+  #stopping = false;
+  #isClosed = false;
+  #resolveClosed!: () => void;
+  #head: HeadOptions;
+
+  constructor(
+    conn: Deno.Conn,
+    initial: Uint8Array,
+    server: ServerContext,
+    info: ConnectionInfo,
+  ) {
+    this.#conn = conn;
+    this.#server = server;
+    this.#info = info;
+    this.#parser = new HeadParser(server.limits);
+    if (initial.buffer.byteLength >= READ_BUFFER_SIZE) {
+      this.#buf = new Uint8Array(initial.buffer);
+      this.#start = initial.byteOffset;
+      this.#end = initial.byteOffset + initial.byteLength;
+    } else {
+      this.#buf = new Uint8Array(READ_BUFFER_SIZE);
+      this.#buf.set(initial);
+      this.#start = 0;
+      this.#end = initial.byteLength;
+    }
+    this.#head = {
+      framing: NO_BODY,
+      length: 0,
+      close: false,
+      keepAlive: false,
+      serverHeader: server.serverHeader,
+      passLength: false,
+    };
+    this.closed = new Promise((resolve) => this.#resolveClosed = resolve);
+    this.#watcher = watcherFor(server, server.limits);
+  }
+
+  shutdown(): void {
+    this.#stopping = true;
+    if (this.#phase === IDLE && this.#start === this.#end) this.close();
+  }
+
+  close(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    try {
+      this.#conn.close();
+    } catch {
+      // Closed by the peer already.
+    }
+  }
+
+  expire(): void {
+    if (this.#phase === HEAD) {
+      // RFC 9110 section 15.5.9: 408 for a request not completed in time.
+      this.#sendError(408).finally(() => this.close());
+    } else {
+      this.close();
+    }
+  }
+
+  async run(): Promise<void> {
+    this.#watcher.add(this);
+    try {
+      await this.#loop();
+    } catch {
+      // A reset or write failure ends the connection; nothing to answer.
+    } finally {
+      this.#watcher.delete(this);
+      this.close();
+      this.#resolveClosed();
+    }
+  }
+
+  async #loop(): Promise<void> {
+    const limits = this.#server.limits;
+    while (!this.#isClosed) {
+      let head: RequestHead | null;
+      try {
+        head = this.#parser.parse(this.#buf, this.#start, this.#end);
+      } catch (error) {
+        if (!(error instanceof H1ParseError)) throw error;
+        await this.#flush();
+        await this.#sendError(error.status);
+        return;
+      }
+      if (head === null) {
+        await this.#flush();
+        if (this.#start === this.#end) {
+          if (this.#stopping) return;
+          this.#start = this.#end = 0;
+          this.#phase = IDLE;
+          this.deadline = Date.now() +
+            (this.#served === 0 ? limits.headerTimeoutMs : limits.keepAliveTimeoutMs);
+        } else if (this.#phase !== HEAD) {
+          this.#phase = HEAD;
+          this.deadline = Date.now() + limits.headerTimeoutMs;
+        }
+        if (!(await this.#fill())) return;
+        continue;
+      }
+      this.#parser.reset();
+      this.#start = head.end;
+      this.#phase = BUSY;
+      this.deadline = 0;
+      const keep = await this.#exchange(head);
+      this.#served++;
+      if (!keep) {
+        await this.#flush();
+        return;
+      }
+    }
+  }
+
+  /** Reads more bytes after `#end`; false at end of stream. */
+  async #fill(): Promise<boolean> {
+    if (this.#end === this.#buf.length) {
+      if (this.#start > 0) {
+        this.#buf.copyWithin(0, this.#start, this.#end);
+        this.#end -= this.#start;
+        this.#start = 0;
+      } else {
+        const grown = new Uint8Array(this.#buf.length * 2);
+        grown.set(this.#buf);
+        this.#buf = grown;
+      }
+    }
+    let n: number | null;
+    try {
+      n = await this.#conn.read(this.#buf.subarray(this.#end));
+    } catch {
+      return false;
+    }
+    if (n === null) return false;
+    this.#end += n;
+    return true;
+  }
+
+  /** Serves one request; returns whether the connection stays open. */
+  async #exchange(head: RequestHead): Promise<boolean> {
+    const server = this.#server;
+    const hasBody = head.chunked || head.contentLength > 0;
+    const reader = hasBody ? new H1BodyReader(this, head) : null;
+    const req = createRequest({
+      method: head.method,
+      target: head.target,
+      protocol: head.minor === 0 ? "HTTP/1.0" : "HTTP/1.1",
+      headers: HttpHeaders.fromTrusted(head.names, head.values),
+      remoteAddress: this.#info.remoteAddress,
+      secure: this.#info.secure,
+      body: reader,
+      bodyLimit: server.limits.maxBodyBytes,
+    });
+    let res = dispatch(server, req);
+    if (res instanceof Promise) res = await res;
+    let close = head.close || this.#stopping;
+    if (reader !== null && !reader.finished) {
+      // An unread body must be skipped before the next request can be read.
+      close ||= !(await reader.drain());
+    }
+    if (!close) {
+      const connection = res.headers.get("connection");
+      if (connection !== undefined && /(^|,)\s*close\s*(,|$)/i.test(connection)) close = true;
+    }
+    return await this.#respond(head, res, close);
+  }
+
+  /** Writes a response; returns whether the connection stays open. */
+  async #respond(head: RequestHead, res: Response, close: boolean): Promise<boolean> {
+    const body = res.body;
+    const status = res.status;
+    const options = this.#head;
+    const bodyless = isBodylessStatus(status);
+    const isHead = head.method === "HEAD";
+    const length = body.contentLength;
+    options.close = close;
+    options.keepAlive = head.minor === 0 && !close;
+    options.length = 0;
+    options.passLength = false;
+    if (bodyless) {
+      options.framing = NO_BODY;
+      options.passLength = status === 304;
+    } else if (isHead) {
+      if (length !== undefined && !(length === 0 && res.headers.has("content-length"))) {
+        options.framing = LENGTH;
+        options.length = length;
+      } else {
+        options.framing = NO_BODY;
+        options.passLength = true;
+      }
+    } else if (length !== undefined) {
+      options.framing = LENGTH;
+      options.length = length;
+    } else if (head.minor === 1) {
+      options.framing = CHUNKED;
+    } else {
+      options.framing = UNTIL_CLOSE;
+      close = true;
+    }
+    this.#append(encodeHead(status, res.headers, options));
+    if (bodyless || isHead || length === 0) {
+      if (body.kind !== "empty" && body.kind !== "bytes") await body.cancel();
+      return !close;
+    }
+    if (body.kind === "bytes") {
+      const bytes = body.buffered!;
+      if (bytes.byteLength <= COPY_BODY_LIMIT) this.#appendBytes(bytes);
+      else {
+        await this.#flush();
+        await this.#write(bytes);
+      }
+      return !close;
+    }
+    await this.#flush();
+    return await this.#streamBody(body, options.framing === CHUNKED) && !close;
+  }
+
+  /** Sends a streamed or file body; false when it failed midway. */
+  async #streamBody(body: Body, chunked: boolean): Promise<boolean> {
+    let sent = 0;
+    try {
+      for await (const chunk of body.chunks()) {
+        if (chunk.byteLength === 0) continue;
+        sent += chunk.byteLength;
+        if (chunked) this.#append(`${chunk.byteLength.toString(16)}\r\n`);
+        if (chunk.byteLength <= COPY_BODY_LIMIT) this.#appendBytes(chunk);
+        else {
+          await this.#flush();
+          await this.#write(chunk);
+        }
+        if (chunked) this.#append("\r\n");
+        await this.#flush();
+      }
+      const expected = body.contentLength;
+      if (expected !== undefined && sent !== expected) {
+        throw new RangeError(`Cannot finish body: sent ${sent} of ${expected} bytes`);
+      }
+    } catch {
+      // The length on the wire is now wrong: the only honest signal left is
+      // to close the connection mid-body (RFC 9112 section 8).
+      await body.cancel();
+      return false;
+    }
+    if (chunked) {
+      this.#append("0\r\n\r\n");
+      await this.#flush();
+    }
+    return true;
+  }
+
+  async #sendError(status: number): Promise<void> {
+    const text = statusText(status);
+    const headers = new HttpHeaders([["content-type", "text/plain; charset=utf-8"]]);
+    const options = this.#head;
+    options.framing = LENGTH;
+    options.length = text.length;
+    options.close = true;
+    options.keepAlive = false;
+    options.passLength = false;
+    this.#append(encodeHead(status, headers, options) + text);
+    try {
+      await this.#flush();
+    } catch {
+      // The peer is gone.
+    }
+  }
+
+  #append(text: string): void {
+    if (text.length * 3 > this.#out.length - this.#outLen) {
+      const bytes = encoder.encode(text);
+      this.#appendBytes(bytes);
+      return;
+    }
+    const { written } = encoder.encodeInto(text, this.#out.subarray(this.#outLen));
+    this.#outLen += written;
+  }
+
+  #appendBytes(bytes: Uint8Array): void {
+    if (bytes.byteLength > this.#out.length - this.#outLen) {
+      // Rare: flush synchronously-ordered by queueing a copy.
+      const grown = new Uint8Array(
+        Math.max(this.#out.length * 2, this.#outLen + bytes.byteLength),
+      );
+      grown.set(this.#out.subarray(0, this.#outLen));
+      this.#out = grown;
+    }
+    this.#out.set(bytes, this.#outLen);
+    this.#outLen += bytes.byteLength;
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#outLen === 0) return;
+    const data = this.#out.subarray(0, this.#outLen);
+    this.#outLen = 0;
+    await this.#write(data);
+    if (this.#out.length > WRITE_BUFFER_SIZE) this.#out = new Uint8Array(WRITE_BUFFER_SIZE);
+  }
+
+  async #write(data: Uint8Array): Promise<void> {
+    let off = 0;
+    while (off < data.byteLength) {
+      off += await this.#conn.write(data.subarray(off));
+    }
+  }
+
+  // --- request body access, used by H1BodyReader -------------------------
+
+  /** Bytes buffered but not yet consumed. */
+  get buffered(): number {
+    return this.#end - this.#start;
+  }
+
+  /** Copies up to `max` buffered bytes out and consumes them. */
+  take(max: number): Uint8Array {
+    const n = Math.min(max, this.#end - this.#start);
+    const chunk = this.#buf.slice(this.#start, this.#start + n);
+    this.#start += n;
+    return chunk;
+  }
+
+  /** Runs the chunked decoder over the buffered bytes. */
+  decode(decoder: ChunkedDecoder): Uint8Array | null {
+    const pos = decoder.step(this.#buf, this.#start, this.#end);
+    const data = decoder.dataEnd > decoder.dataStart
+      ? this.#buf.slice(decoder.dataStart, decoder.dataEnd)
+      : null;
+    this.#start = pos;
+    return data;
+  }
+
+  /** Reads more request body bytes into the buffer; false at end of stream. */
+  async readMore(): Promise<boolean> {
+    if (this.#start === this.#end) this.#start = this.#end = 0;
+    this.#phase = BODY;
+    this.deadline = Date.now() + this.#server.limits.headerTimeoutMs;
+    try {
+      return await this.#fill();
+    } finally {
+      this.#phase = BUSY;
+      this.deadline = 0;
+    }
+  }
+
+  /** Reads a large body chunk straight from the socket, bypassing the buffer. */
+  async readDirect(max: number): Promise<Uint8Array | null> {
+    this.#phase = BODY;
+    this.deadline = Date.now() + this.#server.limits.headerTimeoutMs;
+    try {
+      const chunk = new Uint8Array(Math.min(max, BODY_READ_SIZE));
+      const n = await this.#conn.read(chunk);
+      return n === null ? null : chunk.subarray(0, n);
+    } catch {
+      return null;
+    } finally {
+      this.#phase = BUSY;
+      this.deadline = 0;
+    }
+  }
+
+  /** Sends `100 Continue` (RFC 9110 section 10.1.1) before the first body read. */
+  async sendContinue(): Promise<void> {
+    this.#appendBytes(CONTINUE);
+    await this.#flush();
+  }
+}
+
+/**
+ * The request body of one HTTP/1.1 request, read on demand: Content-Length
+ * or chunked (RFC 9112 section 6.3), with `100 Continue` sent on the first
+ * read when the client asked for it.
+ */
+class H1BodyReader implements BodyReader {
+  readonly length: number | undefined;
+  finished = false;
+  #conn: H1Connection;
+  #remaining: number;
+  #decoder: ChunkedDecoder | undefined;
+  #expectContinue: boolean;
+  #cancelled = false;
+
+  constructor(conn: H1Connection, head: RequestHead) {
+    this.#conn = conn;
+    this.length = head.chunked ? undefined : head.contentLength;
+    this.#remaining = head.chunked ? 0 : head.contentLength;
+    this.#decoder = head.chunked ? new ChunkedDecoder() : undefined;
+    this.#expectContinue = head.expectContinue && head.minor === 1;
+  }
+
+  async read(): Promise<Uint8Array | null> {
+    if (this.finished) return null;
+    if (this.#cancelled) throw new TypeError("Cannot read body: cancelled");
+    if (this.#expectContinue) {
+      this.#expectContinue = false;
+      if (this.#conn.buffered === 0) await this.#conn.sendContinue();
+    }
+    const chunk = this.#decoder ? await this.#readChunked(this.#decoder) : await this.#readLength();
+    return chunk;
+  }
+
+  cancel(): void {
+    this.#cancelled = true;
+  }
+
+  /** Skips what is left of a small body; false when the connection must close. */
+  async drain(): Promise<boolean> {
+    // Never sent 100 Continue: the client may not send the body at all.
+    if (this.#expectContinue || this.#cancelled) return false;
+    if (this.length !== undefined && this.#remaining > MAX_DRAIN_BYTES) return false;
+    let skipped = 0;
+    try {
+      while (!this.finished) {
+        const chunk = this.#decoder
+          ? await this.#readChunked(this.#decoder)
+          : await this.#readLength();
+        if (chunk === null) break;
+        skipped += chunk.byteLength;
+        if (skipped > MAX_DRAIN_BYTES) return false;
+      }
+    } catch {
+      return false;
+    }
+    return this.finished;
+  }
+
+  async #readLength(): Promise<Uint8Array | null> {
+    if (this.#remaining === 0) {
+      this.finished = true;
+      return null;
+    }
+    let chunk: Uint8Array | null;
+    if (this.#conn.buffered > 0) chunk = this.#conn.take(this.#remaining);
+    else if (this.#remaining > BODY_READ_SIZE / 4) {
+      chunk = await this.#conn.readDirect(this.#remaining);
+    } else {
+      chunk = (await this.#conn.readMore()) ? this.#conn.take(this.#remaining) : null;
+    }
+    if (chunk === null) {
+      throw new HttpError(400, "Request body ended early");
+    }
+    this.#remaining -= chunk.byteLength;
+    if (this.#remaining === 0) this.finished = true;
+    return chunk;
+  }
+
+  async #readChunked(decoder: ChunkedDecoder): Promise<Uint8Array | null> {
+    while (true) {
+      let data: Uint8Array | null;
+      try {
+        data = this.#conn.decode(decoder);
+      } catch (error) {
+        if (error instanceof H1ParseError) {
+          this.#cancelled = true;
+          throw new HttpError(400, error.message);
+        }
+        throw error;
+      }
+      if (data !== null) {
+        if (decoder.done) this.finished = true;
+        return data;
+      }
+      if (decoder.done) {
+        this.finished = true;
+        return null;
+      }
+      if (!(await this.#conn.readMore())) {
+        throw new HttpError(400, "Request body ended early");
+      }
+    }
+  }
+}

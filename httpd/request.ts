@@ -1,0 +1,440 @@
+/**
+ * The request a handler receives.
+ *
+ * @module
+ */
+import { HttpError } from "./errors.ts";
+import { HttpHeaders, type HeadersInit } from "./headers.ts";
+
+/** Default cap on a request body read through {@linkcode Request}: the
+ * common 1 MiB of nginx's `client_max_body_size` and Fastify's `bodyLimit`. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * A pull source of request body chunks, implemented by the protocol drivers.
+ * `read()` resolves `null` at the end. Chunks are owned by the caller.
+ */
+export interface BodyReader {
+  /** Reads the next chunk, or `null` at the end of the body. */
+  read(): Promise<Uint8Array | null>;
+  /** Stops reading; the driver discards or refuses the rest. */
+  cancel(): void;
+  /** The declared length (Content-Length), when known. */
+  readonly length: number | undefined;
+}
+
+/** Options of the {@linkcode Request} constructor. */
+export interface RequestInit {
+  /** The method. Default `GET`. */
+  method?: string;
+  /** The header fields. */
+  headers?: HeadersInit;
+  /** The content: bytes, text, or a stream. */
+  body?: Uint8Array | string | ReadableStream<Uint8Array> | null;
+  /** The protocol, such as `HTTP/1.1` or `HTTP/2`. Default `HTTP/1.1`. */
+  protocol?: string;
+  /** The peer's IP address. */
+  remoteAddress?: string;
+  /** Whether the request came over TLS. Default `false`. */
+  secure?: boolean;
+  /** Cap on the bytes a body read may return. Default 1 MiB. */
+  bodyLimit?: number;
+}
+
+/** Fields the protocol drivers fill in; see {@linkcode createRequest}. */
+export interface RequestFields {
+  method: string;
+  target: string;
+  protocol: string;
+  headers: HttpHeaders;
+  remoteAddress: string | undefined;
+  secure: boolean;
+  body: BodyReader | null;
+  bodyLimit: number;
+}
+
+let fromFields: (fields: RequestFields) => Request;
+let assignMatch: (
+  req: Request,
+  params: Record<string, string>,
+  route: string,
+) => void;
+
+/**
+ * An incoming HTTP request, protocol-independent. Header parsing is lazy and
+ * the body is read on demand with backpressure, so a handler pays only for
+ * what it uses.
+ *
+ * @example Build a request by hand (as tests do)
+ * ```ts
+ * import { Request } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const req = new Request("/search?q=deno", {
+ *   method: "POST",
+ *   headers: { host: "example.com" },
+ *   body: '{"a":1}',
+ * });
+ * assert.equal(req.path, "/search");
+ * assert.equal(req.query, "q=deno");
+ * assert.equal(req.url, "http://example.com/search?q=deno");
+ * assert.deepEqual(await req.json(), { a: 1 });
+ * ```
+ */
+export class Request {
+  /** The method, such as `GET`. */
+  readonly method: string;
+  /** The request target as sent: origin form `/a?b`, absolute form or `*`. */
+  readonly target: string;
+  /** `HTTP/1.0`, `HTTP/1.1` or `HTTP/2`. */
+  readonly protocol: string;
+  /** The peer's IP address, when known. */
+  readonly remoteAddress: string | undefined;
+  /** Whether the request came over TLS. */
+  readonly secure: boolean;
+  /**
+   * Cap on the bytes {@linkcode Request.bytes}, `text`, `json` and `body`
+   * return; beyond it they throw an {@linkcode HttpError} 413. Raise it
+   * before reading to accept larger uploads.
+   */
+  bodyLimit: number;
+
+  #headers: HttpHeaders;
+  #reader: BodyReader | null;
+  #pathEnd = -1;
+  #used = false;
+  #stream: ReadableStream<Uint8Array> | null | undefined;
+  #params: Record<string, string> | undefined;
+  #route: string | undefined;
+  #attributes: Map<string, unknown> | undefined;
+
+  static {
+    fromFields = (f) => {
+      const req = new Request(f.target, {
+        method: f.method,
+        headers: f.headers,
+        protocol: f.protocol,
+        secure: f.secure,
+        bodyLimit: f.bodyLimit,
+        remoteAddress: f.remoteAddress,
+      });
+      req.#reader = f.body;
+      return req;
+    };
+    assignMatch = (req, params, route) => {
+      req.#params = params;
+      req.#route = route;
+    };
+  }
+
+  /**
+   * Creates a request, mostly for tests and adapters; the server builds its
+   * own.
+   *
+   * @param target The request target, such as `/users/1?full=1`.
+   * @param init Method, headers, body and connection facts.
+   */
+  constructor(target: string, init?: RequestInit) {
+    this.method = init?.method ?? "GET";
+    this.target = target;
+    this.protocol = init?.protocol ?? "HTTP/1.1";
+    this.remoteAddress = init?.remoteAddress;
+    this.secure = init?.secure ?? false;
+    this.bodyLimit = init?.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.#headers = init?.headers instanceof HttpHeaders
+      ? init.headers
+      : new HttpHeaders(init?.headers);
+    this.#reader = init?.body == null ? null : readerOf(init.body);
+  }
+
+  /** The header fields (names in lower case). */
+  get headers(): HttpHeaders {
+    return this.#headers;
+  }
+
+  /**
+   * Returns one header field's value.
+   *
+   * @param name The field name, in any case.
+   * @returns The value, or `undefined` when absent.
+   *
+   * @example Read a header
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const req = new Request("/", { headers: { "X-Id": "7" } });
+   * assert.equal(req.header("x-id"), "7");
+   * ```
+   */
+  header(name: string): string | undefined {
+    return this.#headers.get(name);
+  }
+
+  /** The path part of the target, still percent-encoded (`*` for `OPTIONS *`). */
+  get path(): string {
+    const start = this.#pathStart();
+    return this.target.slice(start, this.#queryIndex(start));
+  }
+
+  /** The query string without `?`, still encoded; `""` when absent. */
+  get query(): string {
+    const q = this.#queryIndex(this.#pathStart());
+    return q < this.target.length ? this.target.slice(q + 1) : "";
+  }
+
+  /** The decoded query parameters. */
+  get searchParams(): URLSearchParams {
+    return new URLSearchParams(this.query);
+  }
+
+  /** The absolute URL, built from the scheme, the `Host` field and the target. */
+  get url(): string {
+    if (this.target.includes("://")) return this.target;
+    const host = this.#headers.get("host") ?? "localhost";
+    const path = this.target === "*" ? "/" : this.target;
+    return `${this.secure ? "https" : "http"}://${host}${path}`;
+  }
+
+  /**
+   * Returns a path parameter captured by the router, percent-decoded.
+   *
+   * @param name The parameter name, as in `/users/:id`.
+   * @returns The decoded value, or `undefined` when the route has no such
+   * parameter.
+   *
+   * @example Read a parameter (the router sets it)
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new Request("/").pathParam("id"), undefined);
+   * ```
+   */
+  pathParam(name: string): string | undefined {
+    return this.#params?.[name];
+  }
+
+  /** All path parameters captured by the router, percent-decoded. */
+  get pathParams(): Readonly<Record<string, string>> {
+    return this.#params ?? {};
+  }
+
+  /** The route pattern that matched, such as `/users/:id`, when routed. */
+  get route(): string | undefined {
+    return this.#route;
+  }
+
+  /** Per-request attributes that filters and handlers share. */
+  get attributes(): Map<string, unknown> {
+    return this.#attributes ??= new Map();
+  }
+
+  /** Whether the request has content to read. */
+  get hasBody(): boolean {
+    return this.#reader !== null;
+  }
+
+  /** Whether the body was already read. */
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  /**
+   * The body as a web stream, or `null` without content. Reading stops with
+   * an {@linkcode HttpError} 413 past {@linkcode Request.bodyLimit}.
+   */
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#stream !== undefined) return this.#stream;
+    if (this.#reader === null) return this.#stream = null;
+    const reader = this.#take();
+    let total = 0;
+    return this.#stream = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const chunk = await reader.read();
+        if (chunk === null) return controller.close();
+        total += chunk.byteLength;
+        if (total > this.bodyLimit) {
+          reader.cancel();
+          throw tooLarge(this.bodyLimit);
+        }
+        controller.enqueue(chunk);
+      },
+      cancel: () => reader.cancel(),
+    });
+  }
+
+  /**
+   * Reads the whole body.
+   *
+   * @returns The bytes; empty without content.
+   * @throws {HttpError} 413 when the body exceeds `bodyLimit`.
+   *
+   * @example Read bytes
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const req = new Request("/", { method: "PUT", body: new Uint8Array([1, 2]) });
+   * assert.deepEqual(await req.bytes(), new Uint8Array([1, 2]));
+   * ```
+   */
+  async bytes(): Promise<Uint8Array> {
+    if (this.#reader === null) return new Uint8Array(0);
+    const reader = this.#take();
+    const limit = this.bodyLimit;
+    if (reader.length !== undefined && reader.length > limit) {
+      reader.cancel();
+      throw tooLarge(limit);
+    }
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    for (let chunk = await reader.read(); chunk; chunk = await reader.read()) {
+      total += chunk.byteLength;
+      if (total > limit) {
+        reader.cancel();
+        throw tooLarge(limit);
+      }
+      parts.push(chunk);
+    }
+    if (parts.length === 1) return parts[0]!;
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const part of parts) {
+      out.set(part, at);
+      at += part.byteLength;
+    }
+    return out;
+  }
+
+  /**
+   * Reads the whole body as UTF-8 text.
+   *
+   * @returns The text.
+   * @throws {HttpError} 413 when the body exceeds `bodyLimit`.
+   *
+   * @example Read text
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(await new Request("/", { body: "hi" }).text(), "hi");
+   * ```
+   */
+  async text(): Promise<string> {
+    return decoder.decode(await this.bytes());
+  }
+
+  /**
+   * Reads the whole body as JSON.
+   *
+   * @returns The parsed value.
+   * @throws {HttpError} 400 when the body is not JSON, 413 when too large.
+   *
+   * @example Read JSON
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * assert.deepEqual(await new Request("/", { body: "[1]" }).json(), [1]);
+   * ```
+   */
+  async json(): Promise<unknown> {
+    const text = await this.text();
+    try {
+      return JSON.parse(text);
+    } catch (cause) {
+      throw new HttpError(400, "Cannot parse request body: invalid JSON", {
+        cause,
+      });
+    }
+  }
+
+  #take(): BodyReader {
+    if (this.#used) throw new TypeError("Cannot read body: already used");
+    this.#used = true;
+    return this.#reader!;
+  }
+
+  #pathStart(): number {
+    const t = this.target;
+    if (t.charCodeAt(0) === 47 /* / */ || t === "*") return 0;
+    const scheme = t.indexOf("://");
+    if (scheme === -1) return 0;
+    const slash = t.indexOf("/", scheme + 3);
+    return slash === -1 ? t.length : slash;
+  }
+
+  #queryIndex(start: number): number {
+    if (this.#pathEnd === -1) {
+      const q = this.target.indexOf("?", start);
+      this.#pathEnd = q === -1 ? this.target.length : q;
+    }
+    return this.#pathEnd;
+  }
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `Request body exceeds ${limit} bytes`);
+}
+
+function readerOf(
+  body: Uint8Array | string | ReadableStream<Uint8Array>,
+): BodyReader {
+  if (body instanceof ReadableStream) {
+    const reader = body.getReader();
+    return {
+      length: undefined,
+      read: async () => {
+        const { value, done } = await reader.read();
+        return done ? null : value;
+      },
+      cancel: () => void reader.cancel().catch(() => {}),
+    };
+  }
+  let bytes: Uint8Array | null = typeof body === "string"
+    ? encoder.encode(body)
+    : body;
+  return {
+    length: bytes.byteLength,
+    read: () => {
+      const chunk = bytes;
+      bytes = null;
+      return Promise.resolve(chunk);
+    },
+    cancel: () => {
+      bytes = null;
+    },
+  };
+}
+
+/**
+ * Builds a request from what a protocol driver parsed. Internal to the
+ * package: the HTTP/1.1 and HTTP/2 drivers use it.
+ *
+ * @param fields The parsed request.
+ * @returns The request.
+ */
+export function createRequest(fields: RequestFields): Request {
+  return fromFields(fields);
+}
+
+/**
+ * Records the router's match on a request: the decoded path parameters and
+ * the route pattern. Internal to the package.
+ *
+ * @param req The request being routed.
+ * @param params Decoded parameter values by name.
+ * @param route The matched pattern, such as `/users/:id`.
+ */
+export function setRouteMatch(
+  req: Request,
+  params: Record<string, string>,
+  route: string,
+): void {
+  assignMatch(req, params, route);
+}
+
