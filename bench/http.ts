@@ -1,0 +1,96 @@
+/**
+ * `deno task bench:http`: wrk against @org/httpd, Deno.serve and node:http
+ * with the same 13-byte "Hello, World!" handler, in one run: keep-alive with
+ * 64 connections, then 16-deep pipelining, then the RSS of our server after
+ * 100k and 1M requests. Each server is pinned to core 0 and wrk to core 1
+ * where `taskset` exists. Then, when `bench/h2.ts` exists, the HTTP/2 part.
+ *
+ * Flags: `--seconds N` per wrk run (default 8).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { have, machine, pin, ratio, rssKiB, type Started, startServer, table, wrk } from "./support.ts";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
+const seconds = Number(values.seconds);
+const root = new URL("..", import.meta.url).pathname;
+const pipeline = new URL("./pipeline.lua", import.meta.url).pathname;
+
+if (!(await have("wrk"))) {
+  console.log("wrk is not installed (apt-get install -y wrk): skipping the HTTP/1.1 benchmark");
+  Deno.exit(0);
+}
+
+const deno = Deno.execPath();
+const core0 = await pin(0);
+const servers: [string, string[]][] = [
+  ["@org/httpd", [...core0, deno, "run", "-A", "bench/servers/httpd_hello.ts", "0"]],
+  ["Deno.serve", [...core0, deno, "run", "-A", "bench/servers/deno_serve_hello.ts", "0"]],
+];
+if (await have("node")) {
+  servers.push(["node:http", [...core0, "node", "bench/servers/node_http_hello.mjs", "0"]]);
+} else {
+  console.log("node is not installed: node:http is left out");
+}
+
+const results = new Map<string, { keepAlive: number; pipelined: number }>();
+for (const [name, cmd] of servers) {
+  let server: Started | undefined;
+  try {
+    server = await startServer(name, cmd, { cwd: root });
+    const url = `http://127.0.0.1:${server.port}/`;
+    await wrk(url, { seconds: 1 }); // warm-up: JIT and connection setup
+    const keepAlive = await wrk(url, { seconds });
+    const pipelined = await wrk(url, { seconds, script: pipeline, scriptArgs: ["16"] });
+    if (keepAlive.errors || pipelined.errors) {
+      console.log(`${name}: ${keepAlive.errors + pipelined.errors} errors or non-2xx responses`);
+    }
+    results.set(name, { keepAlive: keepAlive.rps, pipelined: pipelined.rps });
+  } finally {
+    await server?.stop();
+  }
+}
+
+const ours = results.get("@org/httpd")!;
+const rows = [...results].map(([name, r]) => [
+  name,
+  Math.round(r.keepAlive),
+  ratio(ours.keepAlive, r.keepAlive),
+  Math.round(r.pipelined),
+  ratio(ours.pipelined, r.pipelined),
+]);
+
+// RSS growth: after 100k and after 1M requests on one server process.
+const server = await startServer("@org/httpd", servers[0]![1], { cwd: root });
+let served = 0;
+let rss100k = 0;
+while (served < 1_000_000) {
+  const run = await wrk(`http://127.0.0.1:${server.port}/`, { seconds: 2, script: pipeline, scriptArgs: ["16"] });
+  if (run.requests === 0) break;
+  served += run.requests;
+  if (rss100k === 0 && served >= 100_000) rss100k = await rssKiB(server.pid);
+}
+const rss1m = await rssKiB(server.pid);
+await server.stop();
+
+const report = [
+  `HTTP/1.1 "Hello, World!", wrk -t1 -c64 -d${seconds}s, keep-alive; pipelined = 16 requests per write.`,
+  `Machine: ${await machine()}; server on core 0, wrk on core 1.`,
+  "",
+  table(["server", "req/s keep-alive", "ours ÷ this", "req/s pipelined", "ours ÷ this"], rows),
+  "",
+  `RSS of @org/httpd: ${(rss100k / 1024).toFixed(1)} MiB after ${rss100k ? "100k" : "?"} requests, ` +
+  `${(rss1m / 1024).toFixed(1)} MiB after ${served.toLocaleString("en")} requests ` +
+  `(growth ${rss100k ? (((rss1m - rss100k) / rss100k) * 100).toFixed(1) : "?"}%).`,
+];
+console.log(report.join("\n"));
+
+const h2 = new URL("./h2.ts", import.meta.url);
+try {
+  await Deno.stat(h2);
+  const module = await import(h2.href);
+  if (typeof module.runH2Bench === "function") await module.runH2Bench();
+} catch (error) {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
+}
