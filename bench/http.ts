@@ -10,26 +10,59 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { have, machine, pin, ratio, rssKiB, type Started, startServer, table, wrk } from "./support.ts";
+import {
+  have,
+  machine,
+  pin,
+  ratio,
+  rssKiB,
+  type Started,
+  startServer,
+  table,
+  wrk,
+} from "./support.ts";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "8" } },
+});
 const seconds = Number(values.seconds);
 const root = new URL("..", import.meta.url).pathname;
 const pipeline = new URL("./pipeline.lua", import.meta.url).pathname;
 
 if (!(await have("wrk"))) {
-  console.log("wrk is not installed (apt-get install -y wrk): skipping the HTTP/1.1 benchmark");
+  console.log(
+    "wrk is not installed (apt-get install -y wrk): skipping the HTTP/1.1 benchmark",
+  );
   Deno.exit(0);
 }
 
 const deno = Deno.execPath();
 const core0 = await pin(0);
 const servers: [string, string[]][] = [
-  ["@org/httpd", [...core0, deno, "run", "-A", "bench/servers/httpd_hello.ts", "0"]],
-  ["Deno.serve", [...core0, deno, "run", "-A", "bench/servers/deno_serve_hello.ts", "0"]],
+  ["@org/httpd", [
+    ...core0,
+    deno,
+    "run",
+    "-A",
+    "bench/servers/httpd_hello.ts",
+    "0",
+  ]],
+  ["Deno.serve", [
+    ...core0,
+    deno,
+    "run",
+    "-A",
+    "bench/servers/deno_serve_hello.ts",
+    "0",
+  ]],
 ];
 if (await have("node")) {
-  servers.push(["node:http", [...core0, "node", "bench/servers/node_http_hello.mjs", "0"]]);
+  servers.push(["node:http", [
+    ...core0,
+    "node",
+    "bench/servers/node_http_hello.mjs",
+    "0",
+  ]]);
 } else {
   console.log("node is not installed: node:http is left out");
 }
@@ -42,9 +75,17 @@ for (const [name, cmd] of servers) {
     const url = `http://127.0.0.1:${server.port}/`;
     await wrk(url, { seconds: 1 }); // warm-up: JIT and connection setup
     const keepAlive = await wrk(url, { seconds });
-    const pipelined = await wrk(url, { seconds, script: pipeline, scriptArgs: ["16"] });
+    const pipelined = await wrk(url, {
+      seconds,
+      script: pipeline,
+      scriptArgs: ["16"],
+    });
     if (keepAlive.errors || pipelined.errors) {
-      console.log(`${name}: ${keepAlive.errors + pipelined.errors} errors or non-2xx responses`);
+      console.log(
+        `${name}: ${
+          keepAlive.errors + pipelined.errors
+        } errors or non-2xx responses`,
+      );
     }
     results.set(name, { keepAlive: keepAlive.rps, pipelined: pipelined.rps });
   } finally {
@@ -66,7 +107,11 @@ const server = await startServer("@org/httpd", servers[0]![1], { cwd: root });
 let served = 0;
 let rss100k = 0;
 while (served < 1_000_000) {
-  const run = await wrk(`http://127.0.0.1:${server.port}/`, { seconds: 2, script: pipeline, scriptArgs: ["16"] });
+  const run = await wrk(`http://127.0.0.1:${server.port}/`, {
+    seconds: 2,
+    script: pipeline,
+    scriptArgs: ["16"],
+  });
   if (run.requests === 0) break;
   served += run.requests;
   if (rss100k === 0 && served >= 100_000) rss100k = await rssKiB(server.pid);
@@ -78,11 +123,23 @@ const report = [
   `HTTP/1.1 "Hello, World!", wrk -t1 -c64 -d${seconds}s, keep-alive; pipelined = 16 requests per write.`,
   `Machine: ${await machine()}; server on core 0, wrk on core 1.`,
   "",
-  table(["server", "req/s keep-alive", "ours ÷ this", "req/s pipelined", "ours ÷ this"], rows),
+  table([
+    "server",
+    "req/s keep-alive",
+    "ours ÷ this",
+    "req/s pipelined",
+    "ours ÷ this",
+  ], rows),
   "",
-  `RSS of @org/httpd: ${(rss100k / 1024).toFixed(1)} MiB after ${rss100k ? "100k" : "?"} requests, ` +
-  `${(rss1m / 1024).toFixed(1)} MiB after ${served.toLocaleString("en")} requests ` +
-  `(growth ${rss100k ? (((rss1m - rss100k) / rss100k) * 100).toFixed(1) : "?"}%).`,
+  `RSS of @org/httpd: ${(rss100k / 1024).toFixed(1)} MiB after ${
+    rss100k ? "100k" : "?"
+  } requests, ` +
+  `${(rss1m / 1024).toFixed(1)} MiB after ${
+    served.toLocaleString("en")
+  } requests ` +
+  `(growth ${
+    rss100k ? (((rss1m - rss100k) / rss100k) * 100).toFixed(1) : "?"
+  }%).`,
 ];
 console.log(report.join("\n"));
 

@@ -49,7 +49,9 @@ export async function startServer(
   let text = "";
   const deadline = Date.now() + 15_000;
   while (!/ready (\d+)/.test(text)) {
-    if (Date.now() > deadline) throw new Error(`${name} did not start: ${text}`);
+    if (Date.now() > deadline) {
+      throw new Error(`${name} did not start: ${text}`);
+    }
     const { value, done } = await reader.read();
     if (done) throw new Error(`${name} exited: ${text}`);
     text += value;
@@ -84,7 +86,13 @@ export interface WrkResult {
 /** Runs wrk against a URL. */
 export async function wrk(
   url: string,
-  options: { connections?: number; seconds?: number; script?: string; scriptArgs?: string[]; core?: number } = {},
+  options: {
+    connections?: number;
+    seconds?: number;
+    script?: string;
+    scriptArgs?: string[];
+    core?: number;
+  } = {},
 ): Promise<WrkResult> {
   const args = [
     ...(await pin(options.core ?? 1)),
@@ -96,12 +104,21 @@ export async function wrk(
     url,
     ...(options.scriptArgs?.length ? ["--", ...options.scriptArgs] : []),
   ];
-  const out = await new Deno.Command(args[0]!, { args: args.slice(1), stdout: "piped", stderr: "piped" }).output();
+  const out = await new Deno.Command(args[0]!, {
+    args: args.slice(1),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const text = new TextDecoder().decode(out.stdout);
   const requests = Number(text.match(/(\d+) requests in/)?.[1] ?? 0);
   const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0);
-  const errors = Number(text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0) +
-    Number(text.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
+  const errors =
+    Number(text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0) +
+    Number(
+      text.match(
+        /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/,
+      )?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0,
+    );
   return { requests, rps, errors };
 }
 
@@ -118,7 +135,10 @@ export function ratio(a: number, b: number): string {
 
 /** Prints a Markdown table. */
 export function table(head: string[], rows: (string | number)[][]): string {
-  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  const lines = [
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+  ];
   for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
   return lines.join("\n");
 }
@@ -127,7 +147,9 @@ export function table(head: string[], rows: (string | number)[][]): string {
 export async function machine(): Promise<string> {
   let cpu = "unknown CPU";
   try {
-    cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.+)/)?.[1] ?? cpu;
+    cpu =
+      (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.+)/)
+        ?.[1] ?? cpu;
   } catch { /* not Linux */ }
   return `${cpu}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`;
 }

@@ -5,6 +5,21 @@
  */
 
 const encoder = new TextEncoder();
+const ASCII = /^[\x00-\x7f]*$/;
+
+let readText: (body: Body) => string | undefined;
+
+/**
+ * Returns the text of an in-memory ASCII text body whose bytes were not
+ * materialised yet, so a driver can encode it straight into its output
+ * buffer. Internal to the package.
+ *
+ * @param body The body.
+ * @returns The text, or `undefined`.
+ */
+export function pendingText(body: Body): string | undefined {
+  return readText(body);
+}
 
 /** How large a chunk a file body reads at once: the size that keeps a 16 KiB
  * TLS record and a 64 KiB socket buffer busy without holding much memory. */
@@ -47,12 +62,17 @@ export interface FileBodyOptions {
 export class Body {
   #kind: BodyKind;
   #bytes: Uint8Array | undefined;
+  #text: string | undefined;
   #source: ByteSource | undefined;
   #file: Deno.FsFile | undefined;
   #offset = 0;
   #length: number | undefined;
   #closeFile = true;
   #used = false;
+
+  static {
+    readText = (body) => body.#text;
+  }
 
   private constructor(kind: BodyKind) {
     this.#kind = kind;
@@ -93,8 +113,18 @@ export class Body {
    */
   static of(data: Uint8Array | string): Body {
     const body = new Body("bytes");
-    body.#bytes = typeof data === "string" ? encoder.encode(data) : data;
-    body.#length = body.#bytes.byteLength;
+    if (typeof data !== "string") {
+      body.#bytes = data;
+      body.#length = data.byteLength;
+    } else if (ASCII.test(data)) {
+      // One byte per character: the length is known without encoding, and
+      // the driver may encode straight into its output buffer.
+      body.#text = data;
+      body.#length = data.length;
+    } else {
+      body.#bytes = encoder.encode(data);
+      body.#length = body.#bytes.byteLength;
+    }
     return body;
   }
 
@@ -162,6 +192,10 @@ export class Body {
 
   /** The bytes of an in-memory body (`undefined` for other kinds). */
   get buffered(): Uint8Array | undefined {
+    if (this.#bytes === undefined && this.#text !== undefined) {
+      this.#bytes = encoder.encode(this.#text);
+      this.#text = undefined;
+    }
     return this.#bytes;
   }
 
@@ -192,7 +226,7 @@ export class Body {
       case "empty":
         return;
       case "bytes":
-        yield this.#bytes!;
+        yield this.buffered!;
         return;
       case "stream":
         yield* this.#source as AsyncIterable<Uint8Array>;
@@ -220,7 +254,7 @@ export class Body {
   async bytes(): Promise<Uint8Array> {
     if (this.#kind === "bytes") {
       this.#take();
-      return this.#bytes!;
+      return this.buffered!;
     }
     const parts: Uint8Array[] = [];
     let total = 0;
@@ -269,7 +303,8 @@ export class Body {
       const source = this.#source;
       try {
         if (source instanceof ReadableStream) await source.cancel();
-        else await (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return?.();
+        else {await (source as AsyncIterable<Uint8Array>)
+            [Symbol.asyncIterator]().return?.();}
       } catch {
         // A failing source has nothing left to release.
       }

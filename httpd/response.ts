@@ -57,18 +57,24 @@ export class Response {
    */
   constructor(body?: ResponseBodyInit, init?: ResponseInit) {
     this.status = init?.status ?? 200;
-    this.headers = init?.headers instanceof HttpHeaders
-      ? init.headers
-      : new HttpHeaders(init?.headers);
-    if (body == null) this.body = Body.empty();
-    else if (body instanceof Body) this.body = body;
-    else if (typeof body === "string") {
+    const headers = init?.headers;
+    if (typeof body === "string") {
       this.body = Body.of(body);
-      if (!this.headers.has("content-type")) {
-        this.headers.set("content-type", TEXT);
+      if (headers === undefined) {
+        // The common case, without validating a constant field.
+        this.headers = HttpHeaders.fromTrusted(["content-type"], [TEXT]);
+        return;
       }
-    } else if (body instanceof Uint8Array) this.body = Body.of(body);
+    } else if (body == null) this.body = Body.empty();
+    else if (body instanceof Body) this.body = body;
+    else if (body instanceof Uint8Array) this.body = Body.of(body);
     else this.body = Body.stream(body);
+    this.headers = headers instanceof HttpHeaders
+      ? headers
+      : new HttpHeaders(headers);
+    if (typeof body === "string" && !this.headers.has("content-type")) {
+      this.headers.set("content-type", TEXT);
+    }
   }
 
   /**
@@ -175,4 +181,3 @@ export class Response {
     return new Response(null, { status, headers: { location } });
   }
 }
-

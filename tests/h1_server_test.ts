@@ -3,8 +3,21 @@
  * pipelined bytes, `fetch` and `curl` for real clients.
  */
 import assert from "node:assert/strict";
-import { Body, HttpError, type Request, Response, Server, type ServerLimits } from "@org/httpd";
-import { connect, exchange, parseResponses, readAll, readResponses } from "./support/raw_http.ts";
+import {
+  Body,
+  HttpError,
+  type Request,
+  Response,
+  Server,
+  type ServerLimits,
+} from "@org/httpd";
+import {
+  connect,
+  exchange,
+  parseResponses,
+  readAll,
+  readResponses,
+} from "./support/raw_http.ts";
 
 const encoder = new TextEncoder();
 
@@ -30,11 +43,15 @@ async function app(req: Request): Promise<Response> {
       return Response.text(String(total));
     }
     case "/slow":
-      await new Promise((r) => setTimeout(r, Number(req.searchParams.get("ms") ?? 100)));
+      await new Promise((r) =>
+        setTimeout(r, Number(req.searchParams.get("ms") ?? 100))
+      );
       return Response.text(`slow ${req.query}`);
     case "/stream":
       return new Response(
-        Body.stream(ReadableStream.from(["a", "bc", "def"].map((s) => encoder.encode(s)))),
+        Body.stream(
+          ReadableStream.from(["a", "bc", "def"].map((s) => encoder.encode(s))),
+        ),
       );
     case "/nocontent":
       return Response.empty(204);
@@ -89,23 +106,34 @@ async function withServer(
   }
 }
 
-const GET = (path: string, extra = "") => `GET ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
+const GET = (path: string, extra = "") =>
+  `GET ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
 
 Deno.test("server answers GET with Date, Server and X-Service-Build", async () => {
   await withServer(async ({ port }) => {
-    const { responses } = await exchange(port, GET("/a", "Connection: close\r\n"));
+    const { responses } = await exchange(
+      port,
+      GET("/a", "Connection: close\r\n"),
+    );
     const [res] = responses;
     assert.equal(res?.status, 200);
     assert.equal(res?.body, "hello /a");
-    assert.match(res!.headers.get("date")!, /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    assert.match(
+      res!.headers.get("date")!,
+      /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+    );
     assert.match(res!.headers.get("server")!, /^httpd\/0\.2\.0\+/);
-    assert.equal(res!.headers.get("x-service-build"), res!.headers.get("server"));
+    assert.equal(
+      res!.headers.get("x-service-build"),
+      res!.headers.get("server"),
+    );
   });
 });
 
 Deno.test("server keeps a header the handler set (Server)", async () => {
   await withServer(async ({ port }) => {
-    const [res] = (await exchange(port, GET("/named", "Connection: close\r\n"))).responses;
+    const [res] =
+      (await exchange(port, GET("/named", "Connection: close\r\n"))).responses;
     assert.equal(res?.headers.get("server"), "custom/1");
     assert.match(res!.headers.get("x-service-build")!, /^httpd\//);
   });
@@ -149,7 +177,9 @@ Deno.test("HTTP/1.0 closes by default and persists with keep-alive", async () =>
     assert.equal(plain.closed, true);
     const conn = await connect(port);
     try {
-      await conn.write(encoder.encode("GET /y HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+      await conn.write(
+        encoder.encode("GET /y HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
+      );
       const [res] = await readResponses(conn, 1);
       assert.equal(res?.headers.get("connection"), "keep-alive");
       await conn.write(encoder.encode("GET /z HTTP/1.0\r\n\r\n"));
@@ -163,7 +193,8 @@ Deno.test("HTTP/1.0 closes by default and persists with keep-alive", async () =>
 
 Deno.test("HEAD gets the GET headers without a body", async () => {
   await withServer(async ({ port }) => {
-    const raw = "HEAD /h HTTP/1.1\r\nHost: t\r\n\r\n" + GET("/after", "Connection: close\r\n");
+    const raw = "HEAD /h HTTP/1.1\r\nHost: t\r\n\r\n" +
+      GET("/after", "Connection: close\r\n");
     const { text } = await exchange(port, raw);
     const split = text.indexOf("\r\n\r\n") + 4;
     const [head] = parseResponses(text.slice(0, split), true);
@@ -193,7 +224,8 @@ Deno.test("204 and 304 carry no body and no chunking", async () => {
 
 Deno.test("origin, absolute and asterisk request targets", async () => {
   await withServer(async ({ port }) => {
-    const raw = "GET http://example.com/echo?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\n" +
+    const raw =
+      "GET http://example.com/echo?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\n" +
       "OPTIONS * HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
     const { responses } = await exchange(port, raw);
     const echo = JSON.parse(responses[0]!.body);
@@ -205,7 +237,8 @@ Deno.test("origin, absolute and asterisk request targets", async () => {
 
 Deno.test("chunked request body with extensions and trailers reaches the handler", async () => {
   await withServer(async ({ port }) => {
-    const raw = "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
+    const raw =
+      "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
       '5;name="v"\r\nhello\r\n6\r\n world\r\n0\r\nChecksum: abc\r\n\r\n';
     const [res] = (await exchange(port, raw)).responses;
     assert.equal(JSON.parse(res!.body).body, "hello world");
@@ -221,7 +254,10 @@ Deno.test("Expect: 100-continue gets 100 before the body is read", async () => {
       ));
       const buf = new Uint8Array(1024);
       const n = await conn.read(buf);
-      assert.match(new TextDecoder().decode(buf.subarray(0, n!)), /^HTTP\/1\.1 100 Continue\r\n\r\n/);
+      assert.match(
+        new TextDecoder().decode(buf.subarray(0, n!)),
+        /^HTTP\/1\.1 100 Continue\r\n\r\n/,
+      );
       await conn.write(encoder.encode("hello"));
       const [res] = await readResponses(conn, 1);
       assert.equal(JSON.parse(res!.body).body, "hello");
@@ -244,8 +280,14 @@ Deno.test("a large upload streams through req.body with backpressure", async () 
 
 Deno.test("streamed responses are chunked on 1.1 and close-delimited on 1.0", async () => {
   await withServer(async ({ port }) => {
-    const chunked = await exchange(port, GET("/stream", "Connection: close\r\n"));
-    assert.equal(chunked.responses[0]?.headers.get("transfer-encoding"), "chunked");
+    const chunked = await exchange(
+      port,
+      GET("/stream", "Connection: close\r\n"),
+    );
+    assert.equal(
+      chunked.responses[0]?.headers.get("transfer-encoding"),
+      "chunked",
+    );
     assert.equal(chunked.responses[0]?.body, "abcdef");
     const old = await exchange(port, "GET /stream HTTP/1.0\r\n\r\n");
     assert.equal(old.responses[0]?.headers.get("connection"), "close");
@@ -282,19 +324,33 @@ Deno.test("a throwing handler gets 500, one report, and the connection lives on"
 
 Deno.test("an HttpError answers with its status without a report", async () => {
   await withServer(async ({ port, errors }) => {
-    const [res] = (await exchange(port, GET("/teapot", "Connection: close\r\n"))).responses;
+    const [res] =
+      (await exchange(port, GET("/teapot", "Connection: close\r\n"))).responses;
     assert.equal(res?.status, 418);
     assert.equal(res?.body, "short and stout");
     assert.equal(errors.length, 0);
   });
 });
 
-const LIMITS = { maxHeadBytes: 4096, maxRequestLineBytes: 1024, maxHeaderCount: 20, maxBodyBytes: 1000 };
+const LIMITS = {
+  maxHeadBytes: 4096,
+  maxRequestLineBytes: 1024,
+  maxHeaderCount: 20,
+  maxBodyBytes: 1000,
+};
 
 /** Hostile or bad requests, the status they get, and the closed connection. */
 const HOSTILE: [string, string, number][] = [
-  ["oversized head", `GET / HTTP/1.1\r\nHost: t\r\nX: ${"a".repeat(5000)}\r\n\r\n`, 431],
-  ["oversized request line", `GET /${"a".repeat(2000)} HTTP/1.1\r\nHost: t\r\n\r\n`, 414],
+  [
+    "oversized head",
+    `GET / HTTP/1.1\r\nHost: t\r\nX: ${"a".repeat(5000)}\r\n\r\n`,
+    431,
+  ],
+  [
+    "oversized request line",
+    `GET /${"a".repeat(2000)} HTTP/1.1\r\nHost: t\r\n\r\n`,
+    414,
+  ],
   ["oversized request line, unterminated", `GET /${"a".repeat(2000)}`, 414],
   [
     "too many fields",
@@ -303,12 +359,16 @@ const HOSTILE: [string, string, number][] = [
   ],
   [
     "body over the limit",
-    `POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000\r\n\r\n${"a".repeat(2000)}`,
+    `POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000\r\n\r\n${
+      "a".repeat(2000)
+    }`,
     413,
   ],
   [
     "chunked body over the limit",
-    `POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n${"a".repeat(2000)}\r\n0\r\n\r\n`,
+    `POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n${
+      "a".repeat(2000)
+    }\r\n0\r\n\r\n`,
     413,
   ],
   [
@@ -333,14 +393,22 @@ const HOSTILE: [string, string, number][] = [
   ],
   ["obs-fold", "GET / HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n  folded\r\n\r\n", 400],
   ["space before colon", "GET / HTTP/1.1\r\nHost : t\r\n\r\n", 400],
-  ["control character in a value", "GET / HTTP/1.1\r\nHost: t\r\nX-A: a\x01b\r\n\r\n", 400],
+  [
+    "control character in a value",
+    "GET / HTTP/1.1\r\nHost: t\r\nX-A: a\x01b\r\n\r\n",
+    400,
+  ],
   ["bare LF", "GET / HTTP/1.1\nHost: t\n\n\r\n\r\n", 400],
   ["missing Host on HTTP/1.1", "GET / HTTP/1.1\r\n\r\n", 400],
   ["two Host fields", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400],
   ["unsupported version", "GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505],
   ["garbage version", "GET / HTTP/1.x\r\nHost: t\r\n\r\n", 400],
   ["NUL in target", "GET /a\x00b HTTP/1.1\r\nHost: t\r\n\r\n", 400],
-  ["Transfer-Encoding on HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400],
+  [
+    "Transfer-Encoding on HTTP/1.0",
+    "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    400,
+  ],
 ];
 
 for (const [name, raw, status] of HOSTILE) {
@@ -395,7 +463,12 @@ Deno.test("half-closed and reset sockets release everything; the server lives on
     assert.match(text, /hello \/half$/);
     assert.equal(closed, true);
     // Abrupt close in the middle of a head and of a body.
-    for (const partial of ["GET / HTTP/1.1\r\nHo", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc"]) {
+    for (
+      const partial of [
+        "GET / HTTP/1.1\r\nHo",
+        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc",
+      ]
+    ) {
       const conn = await connect(port);
       await conn.write(encoder.encode(partial));
       conn.close();
@@ -426,13 +499,28 @@ Deno.test("stop() lets an in-flight request finish and closes idle connections",
 
 Deno.test("fetch and curl talk to the server", async () => {
   await withServer(async ({ port }) => {
-    const res = await fetch(`http://127.0.0.1:${port}/echo?x=1`, { method: "PUT", body: "data" });
+    const res = await fetch(`http://127.0.0.1:${port}/echo?x=1`, {
+      method: "PUT",
+      body: "data",
+    });
     const echo = await res.json();
-    assert.deepEqual([echo.method, echo.query, echo.body], ["PUT", "x=1", "data"]);
+    assert.deepEqual([echo.method, echo.query, echo.body], [
+      "PUT",
+      "x=1",
+      "data",
+    ]);
     let curl: Deno.CommandOutput;
     try {
       curl = await new Deno.Command("curl", {
-        args: ["-s", "-i", "--data-binary", "chunky", "-H", "Transfer-Encoding: chunked", `http://127.0.0.1:${port}/echo`],
+        args: [
+          "-s",
+          "-i",
+          "--data-binary",
+          "chunky",
+          "-H",
+          "Transfer-Encoding: chunked",
+          `http://127.0.0.1:${port}/echo`,
+        ],
       }).output();
     } catch {
       console.log("curl is not installed: skipping the curl half");
@@ -447,7 +535,11 @@ Deno.test("fetch and curl talk to the server", async () => {
 Deno.test("IPv6 loopback works", async () => {
   let server: Server;
   try {
-    server = new Server({ port: 0, bindAddress: "::1", handler: () => Response.text("six") });
+    server = new Server({
+      port: 0,
+      bindAddress: "::1",
+      handler: () => Response.text("six"),
+    });
     await server.start();
   } catch {
     console.log("IPv6 loopback unavailable: skipping");

@@ -8,7 +8,11 @@ import { ChunkedDecoder } from "../httpd/internal/h1/chunked.ts";
 import { H1ParseError } from "../httpd/internal/h1/errors.ts";
 import { HeadParser } from "../httpd/internal/h1/parse.ts";
 import { DEFAULT_LIMITS } from "../httpd/limits.ts";
-import { type ExpectedMessage, loadCases, type VectorCase } from "./support/llhttp_vectors.ts";
+import {
+  type ExpectedMessage,
+  loadCases,
+  type VectorCase,
+} from "./support/llhttp_vectors.ts";
 
 const FILES = [
   "sample.md",
@@ -26,15 +30,25 @@ const FILES = [
  * Each is asserted, so the list cannot silently rot.
  */
 const WE_REFUSE: Record<string, { status: number; why: string }> = {
-  "No HTTP version": { status: 400, why: "HTTP/0.9 simple requests are not served" },
-  "CONNECT request": { status: 501, why: "no tunnelling: authority-form is CONNECT's" },
+  "No HTTP version": {
+    status: 400,
+    why: "HTTP/0.9 simple requests are not served",
+  },
+  "CONNECT request": {
+    status: 501,
+    why: "no tunnelling: authority-form is CONNECT's",
+  },
   "CONNECT request with CAPS": { status: 501, why: "no tunnelling" },
   "CONNECT with body": { status: 501, why: "no tunnelling" },
   "Underscore in hostname": { status: 501, why: "no tunnelling" },
-  "M-SEARCH request": { status: 400, why: "RFC 9112 3.2.4: `*` is for OPTIONS only" },
+  "M-SEARCH request": {
+    status: 400,
+    why: "RFC 9112 3.2.4: `*` is for OPTIONS only",
+  },
   "PRI request HTTP2": {
     status: 400,
-    why: "the HTTP/2 preface is routed before HTTP/1.1 parsing (conn/detect.ts)",
+    why:
+      "the HTTP/2 preface is routed before HTTP/1.1 parsing (conn/detect.ts)",
   },
   "SOURCE request with ICE": { status: 400, why: "ICE/1.0 is not HTTP" },
   "ANNOUNCE request with RTSP": { status: 400, why: "RTSP/1.0 is not HTTP" },
@@ -92,11 +106,16 @@ function decodeAll(input: Uint8Array, step: number): ExpectedMessage[] {
       const chunked = new ChunkedDecoder();
       while (!chunked.done) {
         const next = chunked.step(input, pos, end);
-        message.body += text(input.subarray(chunked.dataStart, chunked.dataEnd));
+        message.body += text(
+          input.subarray(chunked.dataStart, chunked.dataEnd),
+        );
         if (next === pos && !grow()) return messages; // incomplete body
         pos = next;
       }
-      message.trailers = chunked.trailerNames.map((n, i) => [n, chunked.trailerValues[i]!]);
+      message.trailers = chunked.trailerNames.map((
+        n,
+        i,
+      ) => [n, chunked.trailerValues[i]!]);
     } else if (head.contentLength > 0) {
       while (end - pos < head.contentLength) if (!grow()) return messages;
       message.body = text(input.subarray(pos, pos + head.contentLength));
@@ -120,7 +139,10 @@ function check(c: VectorCase, step: number): void {
   const refused = WE_REFUSE[c.name];
   if (refused) {
     assert.throws(() => decodeAll(c.input, step), (e: unknown) => {
-      assert.ok(e instanceof H1ParseError, `${label}: expected H1ParseError, got ${e}`);
+      assert.ok(
+        e instanceof H1ParseError,
+        `${label}: expected H1ParseError, got ${e}`,
+      );
       assert.equal(e.status, refused.status, `${label}: ${refused.why}`);
       return true;
     }, label);
@@ -133,7 +155,11 @@ function check(c: VectorCase, step: number): void {
   if (c.error?.code === 5) {
     // "Data after Connection: close": the driver stops after such a message.
     const messages = decodeAll(c.input, step);
-    assert.deepEqual(normalise(messages.slice(0, c.messages.length)), normalise(c.messages), label);
+    assert.deepEqual(
+      normalise(messages.slice(0, c.messages.length)),
+      normalise(c.messages),
+      label,
+    );
     return;
   }
   if (c.error) {

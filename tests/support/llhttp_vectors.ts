@@ -44,22 +44,25 @@ export const VECTOR_DIR = new URL(
 export function blockToBytes(block: string): Uint8Array {
   let text = block.replace(/\n$/, "").replace(/\\\n/g, "");
   text = text.replace(/\n/g, "\r\n");
-  text = text.replace(/\\(r|n|t|f|x[0-9a-fA-F]{2}|[0-7]{3})/g, (_, e: string) => {
-    switch (e[0]) {
-      case "r":
-        return "\r";
-      case "n":
-        return "\n";
-      case "t":
-        return "\t";
-      case "f":
-        return "\f";
-      case "x":
-        return String.fromCharCode(parseInt(e.slice(1), 16));
-      default:
-        return String.fromCharCode(parseInt(e, 8));
-    }
-  });
+  text = text.replace(
+    /\\(r|n|t|f|x[0-9a-fA-F]{2}|[0-7]{3})/g,
+    (_, e: string) => {
+      switch (e[0]) {
+        case "r":
+          return "\r";
+        case "n":
+          return "\n";
+        case "t":
+          return "\t";
+        case "f":
+          return "\f";
+        case "x":
+          return String.fromCharCode(parseInt(e.slice(1), 16));
+        default:
+          return String.fromCharCode(parseInt(e, 8));
+      }
+    },
+  );
   return new TextEncoder().encode(text);
 }
 
@@ -79,7 +82,10 @@ function parseLog(log: string): Pick<VectorCase, "error" | "messages"> {
   let pending = false;
   const flush = () => {
     if (!pending || !current) return;
-    (inTrailers ? current.trailers : current.headers).push([field, value.replace(/^[ \t]+|[ \t]+$/g, "")]);
+    (inTrailers ? current.trailers : current.headers).push([
+      field,
+      value.replace(/^[ \t]+|[ \t]+$/g, ""),
+    ]);
     field = value = "";
     pending = false;
   };
@@ -101,7 +107,14 @@ function parseLog(log: string): Pick<VectorCase, "error" | "messages"> {
       continue;
     }
     if (/ message begin$/.test(line)) {
-      current = { method: "", url: "", version: "", headers: [], trailers: [], body: "" };
+      current = {
+        method: "",
+        url: "",
+        version: "",
+        headers: [],
+        trailers: [],
+        body: "",
+      };
       inTrailers = false;
     } else if (/ header_value complete$/.test(line)) flush();
     else if (/ headers complete /.test(line)) {
@@ -131,7 +144,8 @@ function parseLog(log: string): Pick<VectorCase, "error" | "messages"> {
 export async function loadCases(file: string): Promise<VectorCase[]> {
   const text = await Deno.readTextFile(new URL(file, VECTOR_DIR));
   const cases: VectorCase[] = [];
-  const re = /^#+ (.+)\n+<!-- meta=(\{.*\}) -->\n```http\n([\s\S]*?)```\n+```log\n([\s\S]*?)```/gm;
+  const re =
+    /^#+ (.+)\n+<!-- meta=(\{.*\}) -->\n```http\n([\s\S]*?)```\n+```log\n([\s\S]*?)```/gm;
   for (const m of text.matchAll(re)) {
     const meta = JSON.parse(m[2]!);
     cases.push({

@@ -92,7 +92,9 @@ export async function readResponses(
     const parsed = parseResponses(text, options.head ?? false);
     if (parsed.length >= count) return parsed.slice(0, count);
     if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${parsed.length} responses: ${JSON.stringify(text)}`);
+      throw new Error(
+        `Timed out after ${parsed.length} responses: ${JSON.stringify(text)}`,
+      );
     }
     const n = await conn.read(buf);
     if (n === null) return parsed;
@@ -120,7 +122,10 @@ export function parseResponses(text: string, head = false): RawResponse[] {
       const colon = line.indexOf(":");
       const name = line.slice(0, colon).toLowerCase();
       const value = line.slice(colon + 1).trim();
-      headers.set(name, headers.has(name) ? `${headers.get(name)}, ${value}` : value);
+      headers.set(
+        name,
+        headers.has(name) ? `${headers.get(name)}, ${value}` : value,
+      );
     }
     pos = end + 4;
     let body = "";
@@ -174,7 +179,9 @@ export async function exchange(
   timeoutMs = 2000,
 ): Promise<{ responses: RawResponse[]; closed: boolean; text: string }> {
   const conn = await connect(port);
-  const bytes = typeof raw === "string" ? Uint8Array.from(raw, (c) => c.charCodeAt(0)) : raw;
+  const bytes = typeof raw === "string"
+    ? Uint8Array.from(raw, (c) => c.charCodeAt(0))
+    : raw;
   try {
     await conn.write(bytes);
   } catch {

@@ -93,9 +93,13 @@ export class ChunkedDecoder {
         case SIZE: {
           const v = HEX[c]!;
           if (v !== 255) {
-            if (++this.#digits > MAX_CHUNK_SIZE_DIGITS) this.#fail("Chunk size too long", pos);
+            if (++this.#digits > MAX_CHUNK_SIZE_DIGITS) {
+              this.#fail("Chunk size too long", pos);
+            }
             this.#size = this.#size * 16 + v;
-            if (this.#size > Number.MAX_SAFE_INTEGER) this.#fail("Chunk size too large", pos);
+            if (this.#size > Number.MAX_SAFE_INTEGER) {
+              this.#fail("Chunk size too large", pos);
+            }
             pos++;
             continue;
           }
@@ -157,7 +161,9 @@ export class ChunkedDecoder {
         case TRAILER:
           if (c === CR) this.#state = TRAILER_LF;
           else {
-            if (++this.#trailerBytes > MAX_TRAILER_BYTES) this.#fail("Trailers too large", pos);
+            if (++this.#trailerBytes > MAX_TRAILER_BYTES) {
+              this.#fail("Trailers too large", pos);
+            }
             this.#line.push(c);
           }
           pos++;
@@ -249,9 +255,13 @@ export class ChunkedDecoder {
     while (vs < ve && (line[vs] === SP || line[vs] === HTAB)) vs++;
     while (ve > vs && (line[ve - 1] === SP || line[ve - 1] === HTAB)) ve--;
     for (let i = vs; i < ve; i++) {
-      if (FIELD_VALUE[line[i]!] !== 1) this.#fail("Invalid trailer field value", pos);
+      if (FIELD_VALUE[line[i]!] !== 1) {
+        this.#fail("Invalid trailer field value", pos);
+      }
     }
-    if (this.trailerNames.length === MAX_TRAILER_COUNT) this.#fail("Too many trailers", pos);
+    if (this.trailerNames.length === MAX_TRAILER_COUNT) {
+      this.#fail("Too many trailers", pos);
+    }
     this.trailerNames.push(latin1(line, 0, colon).toLowerCase());
     this.trailerValues.push(latin1(line, vs, ve));
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Body } from "../../body.ts";
+import { type Body, pendingText } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest } from "../../request.ts";
@@ -21,7 +21,14 @@ import type {
 import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
 import { dispatch } from "../dispatch.ts";
 import { ChunkedDecoder } from "./chunked.ts";
-import { CHUNKED, encodeHead, type HeadOptions, LENGTH, NO_BODY, UNTIL_CLOSE } from "./encode.ts";
+import {
+  CHUNKED,
+  encodeHead,
+  type HeadOptions,
+  LENGTH,
+  NO_BODY,
+  UNTIL_CLOSE,
+} from "./encode.ts";
 import { H1ParseError } from "./errors.ts";
 import { HeadParser, type RequestHead } from "./parse.ts";
 
@@ -165,7 +172,9 @@ class H1Connection implements ServedConnection {
           this.#start = this.#end = 0;
           this.#phase = IDLE;
           this.deadline = Date.now() +
-            (this.#served === 0 ? limits.headerTimeoutMs : limits.keepAliveTimeoutMs);
+            (this.#served === 0
+              ? limits.headerTimeoutMs
+              : limits.keepAliveTimeoutMs);
         } else if (this.#phase !== HEAD) {
           this.#phase = HEAD;
           this.deadline = Date.now() + limits.headerTimeoutMs;
@@ -177,7 +186,8 @@ class H1Connection implements ServedConnection {
       this.#start = head.end;
       this.#phase = BUSY;
       this.deadline = 0;
-      const keep = await this.#exchange(head);
+      let keep = this.#exchange(head);
+      if (typeof keep !== "boolean") keep = await keep;
       this.#served++;
       if (!keep) {
         await this.#flush();
@@ -210,8 +220,12 @@ class H1Connection implements ServedConnection {
     return true;
   }
 
-  /** Serves one request; returns whether the connection stays open. */
-  async #exchange(head: RequestHead): Promise<boolean> {
+  /**
+   * Serves one request; returns whether the connection stays open. Stays
+   * synchronous (no promise) when the handler answers synchronously with an
+   * in-memory body and no request body is pending: the common case.
+   */
+  #exchange(head: RequestHead): boolean | Promise<boolean> {
     const server = this.#server;
     const hasBody = head.chunked || head.contentLength > 0;
     const reader = hasBody ? new H1BodyReader(this, head) : null;
@@ -225,22 +239,43 @@ class H1Connection implements ServedConnection {
       body: reader,
       bodyLimit: server.limits.maxBodyBytes,
     });
-    let res = dispatch(server, req);
-    if (res instanceof Promise) res = await res;
-    let close = head.close || this.#stopping;
+    const res = dispatch(server, req);
+    if (res instanceof Promise || (reader !== null && !reader.finished)) {
+      return this.#finishAsync(head, res, reader);
+    }
+    return this.#respond(head, res, this.#closeAfter(head, res));
+  }
+
+  async #finishAsync(
+    head: RequestHead,
+    pending: Response | Promise<Response>,
+    reader: H1BodyReader | null,
+  ): Promise<boolean> {
+    const res = await pending;
+    let close = this.#closeAfter(head, res);
     if (reader !== null && !reader.finished) {
       // An unread body must be skipped before the next request can be read.
       close ||= !(await reader.drain());
     }
-    if (!close) {
-      const connection = res.headers.get("connection");
-      if (connection !== undefined && /(^|,)\s*close\s*(,|$)/i.test(connection)) close = true;
-    }
     return await this.#respond(head, res, close);
   }
 
-  /** Writes a response; returns whether the connection stays open. */
-  async #respond(head: RequestHead, res: Response, close: boolean): Promise<boolean> {
+  #closeAfter(head: RequestHead, res: Response): boolean {
+    if (head.close || this.#stopping) return true;
+    const connection = res.headers.get("connection");
+    return connection !== undefined &&
+      /(^|,)\s*close\s*(,|$)/i.test(connection);
+  }
+
+  /**
+   * Queues a response; returns whether the connection stays open. In-memory
+   * bodies are queued synchronously; streams and files are written now.
+   */
+  #respond(
+    head: RequestHead,
+    res: Response,
+    close: boolean,
+  ): boolean | Promise<boolean> {
     const body = res.body;
     const status = res.status;
     const options = this.#head;
@@ -255,7 +290,10 @@ class H1Connection implements ServedConnection {
       options.framing = NO_BODY;
       options.passLength = status === 304;
     } else if (isHead) {
-      if (length !== undefined && !(length === 0 && res.headers.has("content-length"))) {
+      if (
+        length !== undefined &&
+        !(length === 0 && res.headers.has("content-length"))
+      ) {
         options.framing = LENGTH;
         options.length = length;
       } else {
@@ -273,20 +311,27 @@ class H1Connection implements ServedConnection {
     }
     this.#append(encodeHead(status, res.headers, options));
     if (bodyless || isHead || length === 0) {
-      if (body.kind !== "empty" && body.kind !== "bytes") await body.cancel();
-      return !close;
-    }
-    if (body.kind === "bytes") {
-      const bytes = body.buffered!;
-      if (bytes.byteLength <= COPY_BODY_LIMIT) this.#appendBytes(bytes);
-      else {
-        await this.#flush();
-        await this.#write(bytes);
+      if (body.kind !== "empty" && body.kind !== "bytes") {
+        return body.cancel().then(() => !close);
       }
       return !close;
     }
-    await this.#flush();
-    return await this.#streamBody(body, options.framing === CHUNKED) && !close;
+    if (body.kind === "bytes") {
+      const text = pendingText(body);
+      if (text !== undefined && text.length <= COPY_BODY_LIMIT) {
+        this.#append(text);
+        return !close;
+      }
+      const bytes = body.buffered!;
+      if (bytes.byteLength <= COPY_BODY_LIMIT) {
+        this.#appendBytes(bytes);
+        return !close;
+      }
+      return this.#flush().then(() => this.#write(bytes)).then(() => !close);
+    }
+    return this.#flush()
+      .then(() => this.#streamBody(body, options.framing === CHUNKED))
+      .then((ok) => ok && !close);
   }
 
   /** Sends a streamed or file body; false when it failed midway. */
@@ -307,7 +352,9 @@ class H1Connection implements ServedConnection {
       }
       const expected = body.contentLength;
       if (expected !== undefined && sent !== expected) {
-        throw new RangeError(`Cannot finish body: sent ${sent} of ${expected} bytes`);
+        throw new RangeError(
+          `Cannot finish body: sent ${sent} of ${expected} bytes`,
+        );
       }
     } catch {
       // The length on the wire is now wrong: the only honest signal left is
@@ -324,7 +371,10 @@ class H1Connection implements ServedConnection {
 
   async #sendError(status: number): Promise<void> {
     const text = statusText(status);
-    const headers = new HttpHeaders([["content-type", "text/plain; charset=utf-8"]]);
+    const headers = new HttpHeaders([[
+      "content-type",
+      "text/plain; charset=utf-8",
+    ]]);
     const options = this.#head;
     options.framing = LENGTH;
     options.length = text.length;
@@ -345,7 +395,10 @@ class H1Connection implements ServedConnection {
       this.#appendBytes(bytes);
       return;
     }
-    const { written } = encoder.encodeInto(text, this.#out.subarray(this.#outLen));
+    const { written } = encoder.encodeInto(
+      text,
+      this.#out.subarray(this.#outLen),
+    );
     this.#outLen += written;
   }
 
@@ -366,8 +419,13 @@ class H1Connection implements ServedConnection {
     if (this.#outLen === 0) return;
     const data = this.#out.subarray(0, this.#outLen);
     this.#outLen = 0;
-    await this.#write(data);
-    if (this.#out.length > WRITE_BUFFER_SIZE) this.#out = new Uint8Array(WRITE_BUFFER_SIZE);
+    let off = await this.#conn.write(data);
+    while (off < data.byteLength) {
+      off += await this.#conn.write(data.subarray(off));
+    }
+    if (this.#out.length > WRITE_BUFFER_SIZE) {
+      this.#out = new Uint8Array(WRITE_BUFFER_SIZE);
+    }
   }
 
   async #write(data: Uint8Array): Promise<void> {
@@ -467,7 +525,9 @@ class H1BodyReader implements BodyReader {
       this.#expectContinue = false;
       if (this.#conn.buffered === 0) await this.#conn.sendContinue();
     }
-    const chunk = this.#decoder ? await this.#readChunked(this.#decoder) : await this.#readLength();
+    const chunk = this.#decoder
+      ? await this.#readChunked(this.#decoder)
+      : await this.#readLength();
     return chunk;
   }
 
@@ -479,7 +539,9 @@ class H1BodyReader implements BodyReader {
   async drain(): Promise<boolean> {
     // Never sent 100 Continue: the client may not send the body at all.
     if (this.#expectContinue || this.#cancelled) return false;
-    if (this.length !== undefined && this.#remaining > MAX_DRAIN_BYTES) return false;
+    if (this.length !== undefined && this.#remaining > MAX_DRAIN_BYTES) {
+      return false;
+    }
     let skipped = 0;
     try {
       while (!this.finished) {
@@ -506,7 +568,9 @@ class H1BodyReader implements BodyReader {
     else if (this.#remaining > BODY_READ_SIZE / 4) {
       chunk = await this.#conn.readDirect(this.#remaining);
     } else {
-      chunk = (await this.#conn.readMore()) ? this.#conn.take(this.#remaining) : null;
+      chunk = (await this.#conn.readMore())
+        ? this.#conn.take(this.#remaining)
+        : null;
     }
     if (chunk === null) {
       throw new HttpError(400, "Request body ended early");

@@ -17,7 +17,11 @@ export const CHUNKED = 2;
 export const UNTIL_CLOSE = 3;
 
 /** How the body of a response is delimited on the wire. */
-export type Framing = typeof NO_BODY | typeof LENGTH | typeof CHUNKED | typeof UNTIL_CLOSE;
+export type Framing =
+  | typeof NO_BODY
+  | typeof LENGTH
+  | typeof CHUNKED
+  | typeof UNTIL_CLOSE;
 
 /** Facts the encoder needs besides the response. */
 export interface HeadOptions {

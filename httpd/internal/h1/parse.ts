@@ -82,11 +82,19 @@ export class HeadParser {
     this.#limits = limits;
   }
 
-  #incomplete(buf: Uint8Array, start: number, end: number, scanned: number): null {
+  #incomplete(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    scanned: number,
+  ): null {
     this.#scanned = scanned;
     const limits = this.#limits;
     const received = end - start;
-    if (received > limits.maxRequestLineBytes && indexOf(buf, LF, start, end) === -1) {
+    if (
+      received > limits.maxRequestLineBytes &&
+      indexOf(buf, LF, start, end) === -1
+    ) {
       throw new H1ParseError(414, "Request line too long", start);
     }
     if (received > limits.maxHeadBytes) {
@@ -164,7 +172,9 @@ export function parseHead(
 
   // RFC 9112 section 3: request-line = method SP request-target SP HTTP-version
   const lineEnd = s.indexOf("\r\n");
-  if (lineEnd > limits.maxRequestLineBytes) fail(414, "Request line too long", 0);
+  if (lineEnd > limits.maxRequestLineBytes) {
+    fail(414, "Request line too long", 0);
+  }
   const sp1 = s.indexOf(" ");
   if (sp1 <= 0 || sp1 > lineEnd) fail(400, "Invalid request line", 0);
   for (let i = 0; i < sp1; i++) {
@@ -211,13 +221,21 @@ export function parseHead(
     }
     let vs = colon + 1;
     let ve = eol;
-    while (vs < ve && (s.charCodeAt(vs) === SP || s.charCodeAt(vs) === HTAB)) vs++;
-    while (ve > vs && (s.charCodeAt(ve - 1) === SP || s.charCodeAt(ve - 1) === HTAB)) ve--;
+    while (vs < ve && (s.charCodeAt(vs) === SP || s.charCodeAt(vs) === HTAB)) {
+      vs++;
+    }
+    while (
+      ve > vs && (s.charCodeAt(ve - 1) === SP || s.charCodeAt(ve - 1) === HTAB)
+    ) ve--;
     for (let i = vs; i < ve; i++) {
       // Refuses CTLs, and so any bare CR or LF inside a line.
-      if (FIELD_VALUE[s.charCodeAt(i)] !== 1) fail(400, "Invalid field value", i);
+      if (FIELD_VALUE[s.charCodeAt(i)] !== 1) {
+        fail(400, "Invalid field value", i);
+      }
     }
-    if (names.length === limits.maxHeaderCount) fail(431, "Too many fields", pos);
+    if (names.length === limits.maxHeaderCount) {
+      fail(431, "Too many fields", pos);
+    }
     const raw = s.slice(pos, colon);
     const name = lower ? raw : raw.toLowerCase();
     const value = s.slice(vs, ve);
@@ -228,7 +246,9 @@ export function parseHead(
         contentLength = mergeContentLength(contentLength, value, vs, fail);
         break;
       case "transfer-encoding":
-        transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
+        transferEncoding = transferEncoding === undefined
+          ? value
+          : `${transferEncoding}, ${value}`;
         break;
       case "connection": {
         const tokens = value.toLowerCase();
@@ -295,7 +315,12 @@ function parseVersion(s: string, from: number, to: number, fail: Fail): number {
   return minor === 0 ? 0 : 1;
 }
 
-function checkTargetForm(method: string, target: string, at: number, fail: Fail): void {
+function checkTargetForm(
+  method: string,
+  target: string,
+  at: number,
+  fail: Fail,
+): void {
   const first = target.charCodeAt(0);
   if (first === 0x2f /* / */) return; // origin-form, RFC 9112 section 3.2.1
   if (target === "*") {
@@ -309,7 +334,12 @@ function checkTargetForm(method: string, target: string, at: number, fail: Fail)
   fail(400, "Invalid request target", at);
 }
 
-function mergeContentLength(previous: number, value: string, at: number, fail: Fail): number {
+function mergeContentLength(
+  previous: number,
+  value: string,
+  at: number,
+  fail: Fail,
+): number {
   // RFC 9112 section 6.3 item 5: a list of identical values is one value;
   // differing values, signs or junk are unrecoverable errors.
   let result = previous;
@@ -320,7 +350,9 @@ function mergeContentLength(previous: number, value: string, at: number, fail: F
     }
     const n = Number(digits);
     if (n > MAX_CONTENT_LENGTH) fail(400, "Content-Length too large", at);
-    if (result !== -1 && result !== n) fail(400, "Conflicting Content-Length", at);
+    if (result !== -1 && result !== n) {
+      fail(400, "Conflicting Content-Length", at);
+    }
     result = n;
   }
   return result;
@@ -350,7 +382,12 @@ function hasToken(list: string, token: string): boolean {
   return false;
 }
 
-function indexOf(buf: Uint8Array, byte: number, from: number, to: number): number {
+function indexOf(
+  buf: Uint8Array,
+  byte: number,
+  from: number,
+  to: number,
+): number {
   for (let i = from; i < to; i++) if (buf[i] === byte) return i;
   return -1;
 }

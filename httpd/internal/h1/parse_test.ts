@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { DEFAULT_LIMITS } from "../../limits.ts";
+import { H1ParseError } from "./errors.ts";
+import { HeadParser, type RequestHead } from "./parse.ts";
+
+const bytes = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const LIMITS = {
+  maxHeadBytes: 200,
+  maxRequestLineBytes: 60,
+  maxHeaderCount: 3,
+};
+
+function parse(text: string, limits = DEFAULT_LIMITS): RequestHead | null {
+  const input = bytes(text);
+  return new HeadParser(limits).parse(input, 0, input.length);
+}
+
+function status(text: string, limits = DEFAULT_LIMITS): number {
+  try {
+    parse(text, limits);
+  } catch (error) {
+    assert.ok(error instanceof H1ParseError);
+    return error.status;
+  }
+  return 0;
+}
+
+Deno.test("HeadParser.parse() reads method, target, version and fields", () => {
+  const head = parse(
+    "PATCH /a/b?c=d HTTP/1.1\r\nHost: x\r\nX-Long:  v  a l \t\r\n\r\n",
+  )!;
+  assert.equal(head.method, "PATCH");
+  assert.equal(head.target, "/a/b?c=d");
+  assert.equal(head.minor, 1);
+  assert.deepEqual(head.names, ["host", "x-long"]);
+  assert.deepEqual(head.values, ["x", "v  a l"]);
+  assert.equal(head.contentLength, -1);
+  assert.equal(head.close, false);
+});
+
+Deno.test("HeadParser.parse() maps obs-text bytes one to one", () => {
+  const head = parse(
+    "GET / HTTP/1.1\r\nHost: x\r\nX-Name: caf\xe9 \xff\r\n\r\n",
+  )!;
+  assert.equal(head.values[1], "caf\u00e9 \u00ff");
+});
+
+Deno.test("HeadParser.parse() needs more until the blank line, in any split", () => {
+  const text = "GET /x HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n";
+  const input = bytes(text);
+  const parser = new HeadParser(DEFAULT_LIMITS);
+  for (let end = 0; end < input.length; end++) {
+    assert.equal(parser.parse(input, 0, end), null, `at ${end}`);
+  }
+  assert.equal(parser.parse(input, 0, input.length)?.target, "/x");
+});
+
+Deno.test("HeadParser.parse() skips empty lines before the request line", () => {
+  assert.equal(
+    parse("\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")?.method,
+    "GET",
+  );
+});
+
+Deno.test("HeadParser.parse() derives body framing and connection facts", () => {
+  const cases: [string, Partial<RequestHead>][] = [
+    ["Content-Length: 5", { contentLength: 5, chunked: false }],
+    ["Content-Length: 5, 5", { contentLength: 5 }],
+    ["Content-Length: 007", { contentLength: 7 }],
+    ["Transfer-Encoding: Chunked", { chunked: true, contentLength: -1 }],
+    ["Connection: keep-alive, Close", { close: true }],
+    ["Expect: 100-Continue", { expectContinue: true }],
+  ];
+  for (const [field, expected] of cases) {
+    const head = parse(`POST / HTTP/1.1\r\nHost: x\r\n${field}\r\n\r\n`)!;
+    for (const [key, value] of Object.entries(expected)) {
+      assert.equal(head[key as keyof RequestHead], value, `${field}: ${key}`);
+    }
+  }
+  assert.equal(parse("GET / HTTP/1.0\r\n\r\n")?.close, true);
+  assert.equal(
+    parse("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")?.close,
+    false,
+  );
+  assert.equal(parse("GET / HTTP/1.1\r\nHost: x\r\n\r\n")?.close, false);
+});
+
+Deno.test("HeadParser.parse() answers each violation with its status", () => {
+  const cases: [string, string, number][] = [
+    [
+      "request line at the limit passes",
+      `GET /${"a".repeat(44)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      0,
+    ],
+    [
+      "request line over the limit",
+      `GET /${"a".repeat(60)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      414,
+    ],
+    ["unterminated request line over the limit", `GET /${"a".repeat(70)}`, 414],
+    [
+      "head over the limit",
+      `GET / HTTP/1.1\r\nHost: x\r\nA: ${"a".repeat(200)}\r\n\r\n`,
+      431,
+    ],
+    [
+      "unterminated head over the limit",
+      `GET / HTTP/1.1\r\nHost: x\r\nA: ${"a".repeat(200)}`,
+      431,
+    ],
+    [
+      "fields at the limit pass",
+      "GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\n\r\n",
+      0,
+    ],
+    [
+      "fields over the limit",
+      "GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n",
+      431,
+    ],
+    [
+      "negative Content-Length",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+      400,
+    ],
+    [
+      "Content-Length with a sign",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +1\r\n\r\n",
+      400,
+    ],
+    [
+      "huge Content-Length",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+      400,
+    ],
+    [
+      "chunked twice",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+      400,
+    ],
+    [
+      "chunked not last",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n",
+      501,
+    ],
+    ["empty method", " / HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    ["two spaces", "GET  / HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    ["lower-case version", "GET / http/1.1\r\nHost: x\r\n\r\n", 400],
+    ["HTTP/3.0", "GET / HTTP/3.0\r\nHost: x\r\n\r\n", 505],
+    ["HTTP/1.9 is served as 1.1", "GET / HTTP/1.9\r\nHost: x\r\n\r\n", 0],
+    ["empty field name", "GET / HTTP/1.1\r\nHost: x\r\n: v\r\n\r\n", 400],
+    ["DEL in a value", "GET / HTTP/1.1\r\nHost: x\r\nA: \x7f\r\n\r\n", 400],
+    ["bare CR in a value", "GET / HTTP/1.1\r\nHost: x\r\nA: a\rb\r\n\r\n", 400],
+    ["relative target", "GET a/b HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    [
+      "CONNECT authority-form",
+      "CONNECT a:443 HTTP/1.1\r\nHost: a\r\n\r\n",
+      501,
+    ],
+  ];
+  for (const [name, text, expected] of cases) {
+    assert.equal(
+      status(text, { ...DEFAULT_LIMITS, ...LIMITS }),
+      expected,
+      name,
+    );
+  }
+});
+
+Deno.test("H1ParseError carries the offset of the problem", () => {
+  const input = bytes("GET / HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n");
+  assert.throws(
+    () => new HeadParser(DEFAULT_LIMITS).parse(input, 0, input.length),
+    (e: unknown) =>
+      e instanceof H1ParseError && e.status === 400 && e.offset === 28,
+  );
+});
