@@ -5,7 +5,7 @@
  */
 
 const encoder = new TextEncoder();
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 let readText: (body: Body) => string | undefined;
 
@@ -116,7 +116,7 @@ export class Body {
     if (typeof data !== "string") {
       body.#bytes = data;
       body.#length = data.byteLength;
-    } else if (ASCII.test(data)) {
+    } else if (!NON_ASCII.test(data)) {
       // One byte per character: the length is known without encoding, and
       // the driver may encode straight into its output buffer.
       body.#text = data;

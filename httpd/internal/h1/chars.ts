@@ -46,7 +46,7 @@ export const HEX: Uint8Array = (() => {
 })();
 
 const asciiDecoder = new TextDecoder();
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Decodes bytes one to one into a string (ISO-8859-1), the way HTTP field
