@@ -1,0 +1,161 @@
+/**
+ * Typed errors of the metrics library.
+ *
+ * @module
+ */
+
+/**
+ * The codes a {@linkcode MetricsError} carries. Tests and callers branch on
+ * the code, never on the message.
+ *
+ * - `INVALID_NAME`: a metric, tag or scope name breaks its syntax rule.
+ * - `RESERVED_TAG`: a tag named `mp_scope` or `mp_app` (MicroProfile Metrics
+ *   5.1 architecture, "Tags").
+ * - `TYPE_CONFLICT`: the name is already registered with another metric type.
+ * - `TAG_NAMES_CONFLICT`: the name is already registered with another set of
+ *   tag names.
+ * - `METADATA_CONFLICT`: the name is already registered with other metadata.
+ * - `DUPLICATE_GAUGE`: a `@gauge` declared twice for one metric ID.
+ * - `METRIC_REMOVED`: an instrumented member was invoked after its metric was
+ *   removed from its registry (MicroProfile's `IllegalStateException`).
+ * - `INVALID_GAUGE`: a gauge member does not return a number.
+ * - `INVALID_DECORATOR`: a decorator was applied where it has no meaning.
+ */
+export type MetricsErrorCode =
+  | "INVALID_NAME"
+  | "RESERVED_TAG"
+  | "TYPE_CONFLICT"
+  | "TAG_NAMES_CONFLICT"
+  | "METADATA_CONFLICT"
+  | "DUPLICATE_GAUGE"
+  | "METRIC_REMOVED"
+  | "INVALID_GAUGE"
+  | "INVALID_DECORATOR";
+
+/**
+ * The base class of every error the library throws on purpose, the analogue
+ * of the seed's `MetricsException`.
+ *
+ * @example Branch on the code
+ * ```ts
+ * import { MetricsError, MetricRegistry } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new MetricRegistry("application");
+ * registry.counter("hits");
+ * try {
+ *   registry.timer("hits");
+ * } catch (error) {
+ *   assert.ok(error instanceof MetricsError);
+ *   assert.equal(error.code, "TYPE_CONFLICT");
+ * }
+ * ```
+ */
+export class MetricsError extends Error {
+  /** What went wrong, stable across releases. */
+  readonly code: MetricsErrorCode;
+
+  /**
+   * Creates an error with a code.
+   *
+   * @param code The stable code.
+   * @param message A sentence-case message without a final period.
+   */
+  constructor(code: MetricsErrorCode, message: string) {
+    super(message);
+    this.name = "MetricsError";
+    this.code = code;
+  }
+}
+
+/**
+ * A name that breaks a syntax rule: a tag name or scope name outside
+ * `[a-zA-Z_][a-zA-Z0-9_]*`, an empty metric name, or a reserved tag. It is
+ * MicroProfile's `IllegalArgumentException` for names.
+ *
+ * @example Reserved tag names are refused
+ * ```ts
+ * import { InvalidNameError, MetricRegistry } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new MetricRegistry("application");
+ * assert.throws(() => registry.counter("c", { mp_scope: "x" }), InvalidNameError);
+ * ```
+ */
+export class InvalidNameError extends MetricsError {
+  /**
+   * Creates the error.
+   *
+   * @param code `INVALID_NAME` or `RESERVED_TAG`.
+   * @param message A sentence-case message without a final period.
+   */
+  constructor(code: "INVALID_NAME" | "RESERVED_TAG", message: string) {
+    super(code, message);
+    this.name = "InvalidNameError";
+  }
+}
+
+/**
+ * A registration that contradicts what the registry already holds under the
+ * same name (MicroProfile Metrics 5.1 architecture, "Reusing metrics"): another
+ * type, another set of tag names, other metadata, or a second gauge.
+ *
+ * @example Tag names must match
+ * ```ts
+ * import { MetricConflictError, MetricRegistry } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new MetricRegistry("application");
+ * registry.counter("c");
+ * assert.throws(() => registry.counter("c", { name: "Bill" }), MetricConflictError);
+ * ```
+ */
+export class MetricConflictError extends MetricsError {
+  /**
+   * Creates the error.
+   *
+   * @param code One of the conflict codes.
+   * @param message A sentence-case message without a final period.
+   */
+  constructor(
+    code:
+      | "TYPE_CONFLICT"
+      | "TAG_NAMES_CONFLICT"
+      | "METADATA_CONFLICT"
+      | "DUPLICATE_GAUGE",
+    message: string,
+  ) {
+    super(code, message);
+    this.name = "MetricConflictError";
+  }
+}
+
+/**
+ * An operation that the current state forbids: calling an instrumented method
+ * whose metric was removed, or a gauge member that yields no number
+ * (MicroProfile's `IllegalStateException`).
+ *
+ * @example Codes tell the cases apart
+ * ```ts
+ * import { MetricStateError } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new MetricStateError("METRIC_REMOVED", "Cannot count: removed");
+ * assert.equal(error.code, "METRIC_REMOVED");
+ * ```
+ */
+export class MetricStateError extends MetricsError {
+  /**
+   * Creates the error.
+   *
+   * @param code `METRIC_REMOVED`, `INVALID_GAUGE` or `INVALID_DECORATOR`.
+   * @param message A sentence-case message without a final period.
+   */
+  constructor(
+    code: "METRIC_REMOVED" | "INVALID_GAUGE" | "INVALID_DECORATOR",
+    message: string,
+  ) {
+    super(code, message);
+    this.name = "MetricStateError";
+  }
+}

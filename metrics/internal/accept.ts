@@ -1,0 +1,73 @@
+/**
+ * `Accept` header negotiation (RFC 9110 section 12.5.1): media ranges with
+ * q-values, the most specific matching range deciding a type's weight.
+ *
+ * @module
+ */
+
+interface MediaRange {
+  type: string;
+  subtype: string;
+  q: number;
+  /** 2 for `type/subtype`, 1 for `type/*`, 0 for `*\/*`. */
+  specificity: number;
+}
+
+/** Parses an `Accept` value; malformed ranges are skipped. */
+export function parseAccept(header: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const item of header.split(",")) {
+    const [range, ...params] = item.split(";");
+    const slash = range.indexOf("/");
+    if (slash < 0) continue;
+    const type = range.slice(0, slash).trim().toLowerCase();
+    const subtype = range.slice(slash + 1).trim().toLowerCase();
+    if (type === "" || subtype === "" || (type === "*" && subtype !== "*")) {
+      continue;
+    }
+    let q = 1;
+    for (const param of params) {
+      const eq = param.indexOf("=");
+      if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "q") continue;
+      // RFC 9110 section 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
+      const value = Number(param.slice(eq + 1).trim());
+      q = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+    }
+    const specificity = type === "*" ? 0 : subtype === "*" ? 1 : 2;
+    ranges.push({ type, subtype, q, specificity });
+  }
+  return ranges;
+}
+
+/** The weight of `type/subtype`: the q of the most specific matching range, 0 when none. */
+export function weightOf(
+  ranges: readonly MediaRange[],
+  mediaType: string,
+): number {
+  const [type, subtype] = mediaType.split("/");
+  let best = -1, q = 0;
+  for (const r of ranges) {
+    const matches = (r.type === "*" || r.type === type) &&
+      (r.subtype === "*" || r.subtype === subtype);
+    if (matches && r.specificity > best) {
+      best = r.specificity;
+      q = r.q;
+    }
+  }
+  return q;
+}
+
+/**
+ * Chooses between the text format and JSON: text when the header is absent
+ * or empty, JSON only when strictly preferred, `undefined` (406) when
+ * neither is acceptable.
+ */
+export function negotiate(header: string | null): "text" | "json" | undefined {
+  if (header === null || header.trim() === "") return "text";
+  const ranges = parseAccept(header);
+  if (ranges.length === 0) return "text";
+  const text = weightOf(ranges, "text/plain");
+  const json = weightOf(ranges, "application/json");
+  if (json > text) return "json";
+  return text > 0 ? "text" : undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * Text helpers of the Prometheus formatter: numbers written as Java's
+ * `Double.toString` writes them (what the MicroProfile TCK expects: `2.0`,
+ * `1.0E7`), names mapped to the exposition format, and escaping.
+ *
+ * @module
+ */
+
+/** Java switches to scientific notation at or above this magnitude. */
+const SCIENTIFIC_HIGH = 1e7;
+/** Java switches to scientific notation below this magnitude. */
+const SCIENTIFIC_LOW = 1e-3;
+
+/**
+ * Formats a number like Java's `Double.toString`, with Prometheus' spelling
+ * of infinities: `2.0`, `0.023`, `1.2345678E7`, `NaN`, `+Inf`, `-Inf`.
+ */
+export function formatNumber(value: number): string {
+  if (Number.isInteger(value)) {
+    const abs = Math.abs(value);
+    if (abs < SCIENTIFIC_HIGH) {
+      return abs === 0 && Object.is(value, -0) ? "-0.0" : value + ".0";
+    }
+  } else if (value !== value) return "NaN";
+  else if (value === Infinity) return "+Inf";
+  else if (value === -Infinity) return "-Inf";
+  const abs = Math.abs(value);
+  if (abs >= SCIENTIFIC_LOW && abs < SCIENTIFIC_HIGH) return String(value);
+  // Shortest round-trip digits, then Java's layout: d.dddE[-]x.
+  const [mantissa, exponent] = value.toExponential().split("e");
+  const digits = mantissa.includes(".") ? mantissa : mantissa + ".0";
+  return digits + "E" +
+    (exponent.startsWith("+") ? exponent.slice(1) : exponent);
+}
+
+const INVALID_NAME_CHARS = /[^a-zA-Z0-9_:]/g;
+const UNDERSCORE_RUNS = /__+/g;
+
+/**
+ * Maps a MicroProfile name (or unit) to the exposition charset: `.` and every
+ * character outside `[a-zA-Z0-9_:]` become `_`, and runs of `_` collapse to
+ * one (`__` prefixes are reserved by Prometheus, and the optional TCK forbids
+ * them).
+ */
+export function sanitizeName(name: string): string {
+  let out = name.replace(INVALID_NAME_CHARS, "_").replace(UNDERSCORE_RUNS, "_");
+  if (out === "" || (out.charCodeAt(0) >= 48 && out.charCodeAt(0) <= 57)) {
+    out = "_" + out;
+  }
+  return out;
+}
+
+/** Escapes a label value: `\` → `\\`, `"` → `\"`, newline → `\n`. */
+export function escapeLabelValue(value: string): string {
+  return /[\\"\n]/.test(value)
+    ? value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")
+    : value;
+}
+
+/** Escapes HELP text: `\` → `\\`, newline → `\n`. */
+export function escapeHelp(text: string): string {
+  return /[\\\n]/.test(text)
+    ? text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
+    : text;
+}
