@@ -161,7 +161,9 @@ export class Server implements AsyncDisposable {
         cert: options.tls.cert,
         key: options.tls.key,
         alpnProtocols: alpn,
-      });
+        // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
+        ...(options.reusePort ? { reusePort: true } : {}),
+      } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem);
     } else {
       this.#listener = Deno.listen({
         hostname,

@@ -1,0 +1,206 @@
+import assert from "node:assert/strict";
+import { type AccessLogEntry, formatAccessLogLine } from "./access_log.ts";
+import { Body } from "./body.ts";
+import { HttpError } from "./errors.ts";
+import { Filter } from "./filter.ts";
+import type { Handler } from "./handler.ts";
+import { Request, type RequestInit } from "./request.ts";
+import { Response } from "./response.ts";
+
+const BASE: AccessLogEntry = {
+  clientIp: "198.51.100.4",
+  user: undefined,
+  time: Date.UTC(2026, 10, 22, 13, 5, 9, 750),
+  method: "GET",
+  target: "/index.html",
+  protocol: "HTTP/1.1",
+  status: 200,
+  size: 1234,
+  durationMs: 0.5,
+};
+
+Deno.test("formatAccessLogLine() writes the extended combined format in UTC", () => {
+  assert.equal(
+    formatAccessLogLine(BASE),
+    '198.51.100.4 - - [22/Nov/2026:13:05:09 +0000] "GET /index.html HTTP/1.1" 200 1234 0.500ms',
+  );
+});
+
+Deno.test("formatAccessLogLine() pads the date and writes every month", () => {
+  const months = [
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+  ];
+  for (let m = 0; m < 12; m++) {
+    const line = formatAccessLogLine({
+      ...BASE,
+      time: Date.UTC(2025, m, 3, 4, 5, 6),
+    });
+    assert.ok(line.includes(`[03/${months[m]}/2025:04:05:06 +0000]`), line);
+  }
+});
+
+Deno.test("formatAccessLogLine() writes - for unknown fields and streamed sizes", () => {
+  const line = formatAccessLogLine({
+    ...BASE,
+    clientIp: undefined,
+    user: "alice",
+    size: undefined,
+  });
+  assert.ok(line.startsWith("- - alice ["), line);
+  assert.ok(line.includes('" 200 - 0.500ms'), line);
+});
+
+Deno.test("formatAccessLogLine() rounds the duration to microseconds", () => {
+  assert.ok(
+    formatAccessLogLine({ ...BASE, durationMs: 12.34567 }).endsWith(
+      " 12.346ms",
+    ),
+  );
+  assert.ok(
+    formatAccessLogLine({ ...BASE, durationMs: 0 }).endsWith(" 0.000ms"),
+  );
+});
+
+Deno.test("formatAccessLogLine() escapes quotes, backslashes and control characters", () => {
+  const cases: [Partial<AccessLogEntry>, string][] = [
+    [{ target: '/a"b' }, '"GET /a\\"b HTTP/1.1"'],
+    [{ target: "/a\\b" }, '"GET /a\\\\b HTTP/1.1"'],
+    [{ target: "/a\nb\r\t" }, '"GET /a\\x0ab\\x0d\\x09 HTTP/1.1"'],
+    [{ target: "/\x00\x1b\x7f\x85" }, '"GET /\\x00\\x1b\\x7f\\x85 HTTP/1.1"'],
+    [{ method: 'G"ET' }, '"G\\"ET /index.html HTTP/1.1"'],
+    [{ user: 'eve" 200' }, 'eve\\" 200 ['],
+    [{ clientIp: "1.2.3.4\x1b[31m" }, "1.2.3.4\\x1b[31m - "],
+    [{ target: "/café" }, '"GET /café HTTP/1.1"'],
+  ];
+  for (const [fields, expected] of cases) {
+    const line = formatAccessLogLine({ ...BASE, ...fields });
+    assert.ok(line.includes(expected), `${line} lacks ${expected}`);
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(line, /[\x00-\x1f\x7f]/);
+  }
+});
+
+function logged(
+  handler: Handler,
+  target = "/p?q=1",
+  init: RequestInit = {},
+): { lines: string[]; run: () => Promise<Response> } {
+  const lines: string[] = [];
+  let clock = 100;
+  const filter = Filter.accessLog((line) => lines.push(line), {
+    now: () => (clock += 2.5),
+    wallClock: () => BASE.time,
+  });
+  return {
+    lines,
+    run: async () => await filter.apply(handler)(new Request(target, init)),
+  };
+}
+
+Deno.test("accessLog() writes one line with status, size and duration", async () => {
+  const { lines, run } = logged(() => Response.text("hello"), "/p?q=1", {
+    method: "POST",
+    remoteAddress: "192.0.2.9",
+    protocol: "HTTP/2",
+  });
+  await run();
+  assert.deepEqual(lines, [
+    '192.0.2.9 - - [22/Nov/2026:13:05:09 +0000] "POST /p?q=1 HTTP/2" 200 5 2.500ms',
+  ]);
+});
+
+Deno.test("accessLog() resolves the client from X-Forwarded-For, X-Real-IP, then the peer", async () => {
+  const cases: [Record<string, string>, string | undefined, string][] = [
+    [
+      { "x-forwarded-for": "203.0.113.1, 10.0.0.1", "x-real-ip": "10.9.9.9" },
+      "10.0.0.2",
+      "203.0.113.1",
+    ],
+    [{ "x-forwarded-for": " 2001:db8::1 " }, undefined, "2001:db8::1"],
+    [
+      { "x-forwarded-for": ", 10.0.0.1", "x-real-ip": "203.0.113.5" },
+      "10.0.0.2",
+      "203.0.113.5",
+    ],
+    [{ "x-real-ip": "203.0.113.5" }, "10.0.0.2", "203.0.113.5"],
+    [{}, "10.0.0.2", "10.0.0.2"],
+    [{}, undefined, "-"],
+  ];
+  for (const [headers, remoteAddress, expected] of cases) {
+    const { lines, run } = logged(() => Response.text(""), "/", {
+      headers,
+      remoteAddress,
+    });
+    await run();
+    assert.ok(lines[0]!.startsWith(`${expected} - `), lines[0]);
+  }
+});
+
+Deno.test("accessLog() resolves the user from X-Forwarded-User, then Gap-Auth", async () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ "x-forwarded-user": "alice", "gap-auth": "bob" }, "alice"],
+    [{ "gap-auth": "bob" }, "bob"],
+    [{ "x-forwarded-user": "", "gap-auth": "bob" }, "bob"],
+    [{}, "-"],
+  ];
+  for (const [headers, expected] of cases) {
+    const { lines, run } = logged(() => Response.text(""), "/", { headers });
+    await run();
+    assert.ok(lines[0]!.startsWith(`- - ${expected} [`), lines[0]);
+  }
+});
+
+Deno.test("accessLog() writes - as the size of a stream of unknown length", async () => {
+  const { lines, run } = logged(() =>
+    new Response(Body.stream(ReadableStream.from([new Uint8Array(3)])))
+  );
+  const res = await run();
+  await res.body.cancel();
+  assert.ok(lines[0]!.endsWith(" 200 - 2.500ms"), lines[0]);
+});
+
+Deno.test("accessLog() logs the status of a thrown HttpError and rethrows it", async () => {
+  const { lines, run } = logged(() => {
+    throw new HttpError(403, "Forbidden");
+  });
+  await assert.rejects(run, HttpError);
+  assert.ok(lines[0]!.endsWith(" 403 - 2.500ms"), lines[0]);
+});
+
+Deno.test("accessLog() logs 500 for any other exception and rethrows it", async () => {
+  const { lines, run } = logged(() => Promise.reject(new RangeError("boom")));
+  await assert.rejects(run, RangeError);
+  assert.ok(lines[0]!.endsWith(" 500 - 2.500ms"), lines[0]);
+});
+
+Deno.test("accessLog() keeps answering when the sink throws", async () => {
+  const filter = Filter.accessLog(() => {
+    throw new Error("disk full");
+  });
+  const res = await filter.apply(() => Response.text("ok"))(new Request("/"));
+  assert.equal(res.status, 200);
+});
+
+Deno.test("accessLog() as the outermost filter sees the final status", async () => {
+  const lines: string[] = [];
+  const handler = Filter.accessLog((l) => lines.push(l))
+    .andThen((next) => async (req) => {
+      const res = await next(req);
+      res.status = 203;
+      return res;
+    })
+    .apply(() => Response.text("ok"));
+  await handler(new Request("/"));
+  assert.match(lines[0]!, / 203 2 \d+\.\d{3}ms$/);
+});

@@ -1,0 +1,336 @@
+/**
+ * Filters: functions that wrap a {@linkcode Handler} to act before and after
+ * it, and the built-in ones (headers, gzip, access log).
+ *
+ * @module
+ */
+import type { Handler } from "./handler.ts";
+import type { Request } from "./request.ts";
+import type { Response } from "./response.ts";
+import type { AccessLogOptions, AccessLogSink } from "./access_log.ts";
+import { accessLogFilter } from "./internal/filters/access_log.ts";
+import { DEFAULT_GZIP_THRESHOLD, gzipFilter } from "./internal/filters/gzip.ts";
+
+/** A filter as a plain function: receives the next handler, returns a handler. */
+export type FilterFunction = (next: Handler) => Handler;
+
+/**
+ * Wraps a handler. `a.andThen(b).apply(h)` is `a.apply(b.apply(h))`: a
+ * request passes `a`, then `b`, then reaches `h`; the response comes back
+ * the other way. Build one from a function with {@linkcode Filter.of}, or
+ * extend the class and override {@linkcode Filter.apply}.
+ *
+ * @example Time every request
+ * ```ts
+ * import { Filter, Request, Response } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const timing = Filter.of((next) => async (req) => {
+ *   const start = performance.now();
+ *   const res = await next(req);
+ *   res.headers.set("server-timing", `app;dur=${(performance.now() - start).toFixed(1)}`);
+ *   return res;
+ * });
+ * const handler = timing.andThen(Filter.addHeader("x-a", "1")).apply(() => Response.text("ok"));
+ * const res = await handler(new Request("/"));
+ * assert.ok(res.headers.has("server-timing"));
+ * assert.equal(res.headers.get("x-a"), "1");
+ * ```
+ */
+export class Filter {
+  #fn: FilterFunction;
+
+  /**
+   * Creates a filter from a function; without one, the filter passes
+   * requests through unchanged.
+   *
+   * @param fn Receives the next handler and returns the wrapping handler.
+   */
+  constructor(fn?: FilterFunction) {
+    this.#fn = fn ?? identity;
+  }
+
+  /**
+   * Creates a filter from a function, or returns a filter unchanged.
+   *
+   * @param fn A filter function or a filter.
+   * @returns The filter.
+   *
+   * @example Reject requests without a token
+   * ```ts
+   * import { Filter, HttpError, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const auth = Filter.of((next) => (req) => {
+   *   if (req.header("authorization") === undefined) throw new HttpError(401);
+   *   return next(req);
+   * });
+   * const handler = auth.apply(() => Response.text("secret"));
+   * await assert.rejects(async () => await handler(new Request("/")), HttpError);
+   * ```
+   */
+  static of(fn: FilterFunction | Filter): Filter {
+    return fn instanceof Filter ? fn : new Filter(fn);
+  }
+
+  /**
+   * Wraps a handler.
+   *
+   * @param next The handler to call after this filter.
+   * @returns The wrapped handler.
+   */
+  apply(next: Handler): Handler {
+    return this.#fn(next);
+  }
+
+  /**
+   * Chains another filter inside this one.
+   *
+   * @param next The filter that runs after this one.
+   * @returns A filter applying this one, then `next`.
+   *
+   * @example Chain two filters
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const both = Filter.addHeader("x-a", "1").andThen(Filter.addHeader("x-b", "2"));
+   * const res = await both.apply(() => Response.text("ok"))(new Request("/"));
+   * assert.equal(res.headers.get("x-b"), "2");
+   * ```
+   */
+  andThen(next: Filter | FilterFunction): Filter {
+    const inner = Filter.of(next);
+    return new Filter((handler) => this.apply(inner.apply(handler)));
+  }
+
+  /**
+   * Adds a header to every response that does not already carry it: what
+   * the handler set wins.
+   *
+   * @param name The field name.
+   * @param value The field value.
+   * @returns The filter.
+   * @throws {TypeError} When the name or value is not a valid field.
+   *
+   * @example Add a header
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const handler = Filter.addHeader("X-Frame-Options", "DENY").apply(() => Response.text("ok"));
+   * const res = await handler(new Request("/"));
+   * assert.equal(res.headers.get("x-frame-options"), "DENY");
+   * ```
+   */
+  static addHeader(name: string, value: string): Filter {
+    return Filter.addHeaderIf(always, name, value);
+  }
+
+  /**
+   * Adds a header, when the condition holds at response time, to every
+   * response that does not already carry it.
+   *
+   * @param condition Asked once per response.
+   * @param name The field name.
+   * @param value The field value.
+   * @returns The filter.
+   * @throws {TypeError} When the name or value is not a valid field.
+   *
+   * @example Add a header while a flag is on
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * let maintenance = false;
+   * const handler = Filter.addHeaderIf(() => maintenance, "Retry-After", "60")
+   *   .apply(() => Response.text("ok"));
+   * assert.equal((await handler(new Request("/"))).headers.has("retry-after"), false);
+   * maintenance = true;
+   * assert.equal((await handler(new Request("/"))).headers.get("retry-after"), "60");
+   * ```
+   */
+  static addHeaderIf(
+    condition: () => boolean,
+    name: string,
+    value: string,
+  ): Filter {
+    // Validate once, at creation, rather than on the first response.
+    const key = checkField(name, value);
+    const add = (res: Response): Response => {
+      if (condition() && !res.headers.has(key)) res.headers.set(key, value);
+      return res;
+    };
+    // A synchronous answer stays synchronous: no promise per request.
+    return new Filter((next) => (req: Request) => {
+      const res = next(req);
+      return res instanceof Promise ? res.then(add) : add(res);
+    });
+  }
+
+  /**
+   * Adds a header when an environment variable equals a value; the variable
+   * is read once, here. Without permission to read it, it counts as unset
+   * (and the filter passes responses through).
+   *
+   * @param variable The environment variable, such as `STAGING`.
+   * @param expected The value that turns the header on, such as `true`.
+   * @param name The field name.
+   * @param value The field value.
+   * @returns The filter.
+   * @throws {TypeError} When the name or value is not a valid field.
+   *
+   * @example Mark staging responses
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const filter = Filter.addHeaderIfEnv("HTTPD_EXAMPLE_UNSET", "true", "X-Robots-Tag", "noindex");
+   * const res = await filter.apply(() => Response.text("ok"))(new Request("/"));
+   * assert.equal(res.headers.has("x-robots-tag"), false);
+   * ```
+   */
+  static addHeaderIfEnv(
+    variable: string,
+    expected: string,
+    name: string,
+    value: string,
+  ): Filter {
+    checkField(name, value);
+    const on = readEnv(variable) === expected;
+    return on ? Filter.addHeader(name, value) : new Filter();
+  }
+
+  /**
+   * Compresses responses with gzip when the client accepts it (through
+   * {@linkcode AcceptEncoding}, so q-values, `*` and `identity;q=0` count).
+   *
+   * Only compressible media types are compressed (`text/*` except
+   * `text/event-stream`, JSON, JavaScript, XML, SVG, WebAssembly, `+json`,
+   * `+xml`, uncompressed fonts and icons), and only bodies of at least
+   * `threshold` bytes; a stream of unknown length is always compressed.
+   * Never compressed: HEAD, 204, 206, 304, responses that carry
+   * `Content-Encoding` or `Cache-Control: no-transform`. A response that
+   * could have been compressed gets `Vary: Accept-Encoding`; a compressed one
+   * loses `Content-Length` and `Accept-Ranges` and has its strong ETag
+   * weakened. In-memory bodies up to 64 KiB are compressed in one call;
+   * larger and streamed bodies are compressed as they are sent, never
+   * buffered whole.
+   *
+   * @param threshold The smallest body to compress, in bytes. Default 1024:
+   * below about 1 KiB the gzip header and lost sendfile cost more than the
+   * bytes saved.
+   * @returns The filter.
+   * @throws {RangeError} When the threshold is negative or not an integer.
+   *
+   * @example Compress JSON
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   * import { gunzipSync } from "node:zlib";
+   *
+   * const data = { items: Array.from({ length: 200 }, (_, i) => ({ id: i })) };
+   * const handler = Filter.gzip().apply(() => Response.json(data));
+   * const res = await handler(new Request("/", { headers: { "accept-encoding": "gzip, br" } }));
+   * assert.equal(res.headers.get("content-encoding"), "gzip");
+   * assert.equal(res.headers.get("vary"), "Accept-Encoding");
+   * assert.deepEqual(JSON.parse(gunzipSync(await res.body.bytes()).toString()), data);
+   * ```
+   */
+  static gzip(threshold: number = DEFAULT_GZIP_THRESHOLD): Filter {
+    if (!Number.isSafeInteger(threshold) || threshold < 0) {
+      throw new RangeError(
+        `Cannot create gzip filter: threshold "${threshold}" is not a non-negative integer`,
+      );
+    }
+    return new Filter(gzipFilter(threshold));
+  }
+
+  /**
+   * Writes one access-log line per request (see {@linkcode formatAccessLogLine}).
+   * Apply it as the outermost filter so the duration covers everything. The
+   * line is written when the handler settles: with the status it returned,
+   * or with the status of a thrown {@linkcode HttpError} (500 for anything
+   * else), which is then rethrown for the server to answer. A client that
+   * disconnects early still gets its line, with the status the handler
+   * produced. The duration covers the handler, not the sending of the body.
+   *
+   * Without a sink, lines go to standard output through a bounded buffer
+   * that never blocks requests; see {@linkcode droppedAccessLogLines}.
+   *
+   * @param sink Receives each line, without a line break.
+   * @param options Clocks, for tests.
+   * @returns The filter.
+   *
+   * @example Log to an array
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const lines: string[] = [];
+   * const handler = Filter.accessLog((line) => lines.push(line)).apply(() => Response.text("hi"));
+   * await handler(new Request("/a?b=1", { remoteAddress: "192.0.2.1" }));
+   * assert.match(lines[0]!, /^192\.0\.2\.1 - - \[.+\] "GET \/a\?b=1 HTTP\/1\.1" 200 2 \d+\.\d{3}ms$/);
+   * ```
+   */
+  static accessLog(sink?: AccessLogSink, options?: AccessLogOptions): Filter {
+    return new Filter(accessLogFilter(sink, options));
+  }
+}
+
+const identity: FilterFunction = (next) => next;
+const always = (): boolean => true;
+
+/**
+ * Composes filters, the first outermost, around a handler.
+ *
+ * @param filters The filters.
+ * @param handler The innermost handler.
+ * @returns The wrapped handler (the handler itself without filters).
+ *
+ * @example Compose
+ * ```ts
+ * import { composeFilters, Filter, Request, Response } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const order: string[] = [];
+ * const mark = (name: string) => Filter.of((next) => (req) => (order.push(name), next(req)));
+ * await composeFilters([mark("a"), mark("b")], () => Response.text("ok"))(new Request("/"));
+ * assert.deepEqual(order, ["a", "b"]);
+ * ```
+ */
+export function composeFilters(
+  filters: readonly (Filter | FilterFunction)[],
+  handler: Handler,
+): Handler {
+  let out = handler;
+  for (let i = filters.length - 1; i >= 0; i--) {
+    out = Filter.of(filters[i]!).apply(out);
+  }
+  return out;
+}
+
+// RFC 9110 section 5.1 and 5.5: a field name is a token; a value has no CR, LF, NUL.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FORBIDDEN_VALUE = /[\r\n\0]/;
+
+function checkField(name: string, value: string): string {
+  if (!TOKEN.test(name)) {
+    throw new TypeError(`Cannot add header "${name}": the name is not a token`);
+  }
+  if (FORBIDDEN_VALUE.test(value)) {
+    throw new TypeError(
+      `Cannot add header "${name}": the value contains CR, LF or NUL`,
+    );
+  }
+  return name.toLowerCase();
+}
+
+function readEnv(variable: string): string | undefined {
+  try {
+    return Deno.env.get(variable);
+  } catch {
+    // Without --allow-env the variable counts as unset.
+    return undefined;
+  }
+}

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { Filter, type FilterFunction } from "./filter.ts";
+import type { Handler } from "./handler.ts";
+import { Request } from "./request.ts";
+import { Response } from "./response.ts";
+
+const ok: Handler = () => Response.text("ok");
+
+Deno.test("Filter.of() wraps a function and returns a filter unchanged", async () => {
+  const fn: FilterFunction = (next) => async (req) => {
+    const res = await next(req);
+    res.status = 201;
+    return res;
+  };
+  const filter = Filter.of(fn);
+  assert.equal(Filter.of(filter), filter);
+  assert.equal((await filter.apply(ok)(new Request("/"))).status, 201);
+});
+
+Deno.test("new Filter() without a function passes requests through", () => {
+  assert.equal(new Filter().apply(ok), ok);
+});
+
+Deno.test("Filter subclasses can override apply()", async () => {
+  class Teapot extends Filter {
+    override apply(_next: Handler): Handler {
+      return () => Response.empty(418);
+    }
+  }
+  const res = await new Teapot().andThen(Filter.addHeader("x", "1")).apply(ok)(
+    new Request("/"),
+  );
+  assert.equal(res.status, 418);
+  assert.equal(res.headers.has("x"), false);
+});
+
+Deno.test("andThen() runs this filter first on the request and last on the response", async () => {
+  const order: string[] = [];
+  const mark = (name: string): FilterFunction => (next) => async (req) => {
+    order.push(`${name}>`);
+    const res = await next(req);
+    order.push(`<${name}`);
+    return res;
+  };
+  await Filter.of(mark("a")).andThen(mark("b")).andThen(Filter.of(mark("c")))
+    .apply(ok)(new Request("/"));
+  assert.deepEqual(order, ["a>", "b>", "c>", "<c", "<b", "<a"]);
+});
+
+Deno.test("addHeader() sets the header only when the handler did not", async () => {
+  const filter = Filter.addHeader("X-Frame-Options", "DENY");
+  const plain = await filter.apply(ok)(new Request("/"));
+  assert.deepEqual(plain.headers.getAll("x-frame-options"), ["DENY"]);
+  const own = await filter.apply(() =>
+    Response.text("ok", { headers: { "x-frame-options": "SAMEORIGIN" } })
+  )(new Request("/"));
+  assert.deepEqual(own.headers.getAll("x-frame-options"), ["SAMEORIGIN"]);
+});
+
+Deno.test("addHeader() rejects invalid fields at creation", () => {
+  assert.throws(() => Filter.addHeader("bad name", "v"), TypeError);
+  assert.throws(() => Filter.addHeader("x-ok", "a\r\nb"), TypeError);
+  assert.throws(() => Filter.addHeaderIfEnv("X", "1", "x", "bad\n"), TypeError);
+});
+
+Deno.test("addHeaderIf() asks the condition for each response", async () => {
+  let calls = 0;
+  let on = false;
+  const handler = Filter.addHeaderIf(() => (calls++, on), "x-flag", "on").apply(
+    ok,
+  );
+  assert.equal((await handler(new Request("/"))).headers.has("x-flag"), false);
+  on = true;
+  assert.equal((await handler(new Request("/"))).headers.get("x-flag"), "on");
+  assert.equal(calls, 2);
+});
+
+Deno.test("addHeaderIfEnv() reads the variable once, at creation", async () => {
+  const name = "HTTPD_FILTER_TEST_STAGING";
+  Deno.env.set(name, "true");
+  try {
+    const on = Filter.addHeaderIfEnv(name, "true", "x-env", "staging");
+    const off = Filter.addHeaderIfEnv(name, "yes", "x-env", "staging");
+    Deno.env.set(name, "false");
+    assert.equal(
+      (await on.apply(ok)(new Request("/"))).headers.get("x-env"),
+      "staging",
+    );
+    assert.equal(
+      (await off.apply(ok)(new Request("/"))).headers.has("x-env"),
+      false,
+    );
+  } finally {
+    Deno.env.delete(name);
+  }
+  const unset = Filter.addHeaderIfEnv(name, "true", "x-env", "staging");
+  assert.equal(
+    (await unset.apply(ok)(new Request("/"))).headers.has("x-env"),
+    false,
+  );
+});
+
+Deno.test({
+  name: "addHeaderIfEnv() treats a variable it may not read as unset",
+  permissions: { env: false },
+  fn: async () => {
+    const filter = Filter.addHeaderIfEnv("HOME", "/root", "x-env", "1");
+    assert.equal(
+      (await filter.apply(ok)(new Request("/"))).headers.has("x-env"),
+      false,
+    );
+  },
+});
+
+Deno.test("gzip() rejects a negative or fractional threshold", () => {
+  assert.throws(() => Filter.gzip(-1), RangeError);
+  assert.throws(() => Filter.gzip(1.5), RangeError);
+  assert.ok(Filter.gzip(0) instanceof Filter);
+});
+
+Deno.test("addHeader() keeps a synchronous handler synchronous and awaits an async one", async () => {
+  const filter = Filter.addHeader("x-a", "1");
+  const sync = filter.apply(ok)(new Request("/"));
+  assert.ok(sync instanceof Response);
+  assert.equal(sync.headers.get("x-a"), "1");
+  const later = filter.apply(() => Promise.resolve(Response.text("later")))(
+    new Request("/"),
+  );
+  assert.ok(later instanceof Promise);
+  assert.equal((await later).headers.get("x-a"), "1");
+});

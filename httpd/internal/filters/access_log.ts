@@ -1,0 +1,78 @@
+/**
+ * The access-log filter: times the request, resolves the client and user
+ * fields, and hands one formatted line to the sink.
+ *
+ * @module
+ */
+import {
+  type AccessLogOptions,
+  type AccessLogSink,
+  formatAccessLogLine,
+} from "../../access_log.ts";
+import { HttpError } from "../../errors.ts";
+import type { Handler } from "../../handler.ts";
+import type { Request } from "../../request.ts";
+import type { Response } from "../../response.ts";
+import { stdoutSink } from "./stdout_sink.ts";
+
+/**
+ * Creates the access-log filter function.
+ *
+ * @param sink Where lines go; default standard output, buffered.
+ * @param options Clocks, for tests.
+ * @returns The filter function.
+ */
+export function accessLogFilter(
+  sink?: AccessLogSink,
+  options?: AccessLogOptions,
+): (next: Handler) => Handler {
+  const write: AccessLogSink = sink ?? ((line) => stdoutSink().push(line));
+  const now = options?.now ?? (() => performance.now());
+  const wallClock = options?.wallClock ?? Date.now;
+  return (next) => async (req: Request): Promise<Response> => {
+    const time = wallClock();
+    const start = now();
+    let status = 500;
+    let size: number | undefined;
+    try {
+      const res = await next(req);
+      status = res.status;
+      size = res.body.contentLength;
+      return res;
+    } catch (error) {
+      if (error instanceof HttpError) status = error.status;
+      throw error;
+    } finally {
+      const durationMs = now() - start;
+      try {
+        write(formatAccessLogLine({
+          clientIp: clientIp(req),
+          user: req.header("x-forwarded-user") || req.header("gap-auth") ||
+            undefined,
+          time,
+          method: req.method,
+          target: req.target,
+          protocol: req.protocol,
+          status,
+          size,
+          durationMs,
+        }));
+      } catch {
+        // A failing sink never fails the request.
+      }
+    }
+  };
+}
+
+/** The first hop of X-Forwarded-For, else X-Real-IP, else the peer address. */
+function clientIp(req: Request): string | undefined {
+  const forwarded = req.header("x-forwarded-for");
+  if (forwarded !== undefined) {
+    const comma = forwarded.indexOf(",");
+    const first = (comma === -1 ? forwarded : forwarded.slice(0, comma)).trim();
+    if (first !== "") return first;
+  }
+  const real = req.header("x-real-ip")?.trim();
+  if (real) return real;
+  return req.remoteAddress || undefined;
+}
