@@ -11,10 +11,7 @@ import type { Request } from "./request.ts";
 import { describeFailure } from "./internal/dispatch.ts";
 import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
-import type {
-  ServedConnection,
-  ServerContext,
-} from "./internal/conn/types.ts";
+import type { ServedConnection, ServerContext } from "./internal/conn/types.ts";
 import { detectProtocol } from "./internal/conn/detect.ts";
 
 /** PEM-encoded certificate chain and private key for HTTPS. */
@@ -79,6 +76,8 @@ export class Server implements AsyncDisposable {
   #listener: Deno.Listener | undefined;
   #connections = new Set<ServedConnection>();
   #pending = new Set<Promise<void>>();
+  /** Sockets in TLS handshake or protocol detection: no request yet. */
+  #detecting = new Set<Deno.Conn>();
   #accepting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
 
@@ -92,12 +91,15 @@ export class Server implements AsyncDisposable {
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isFinite(value) || value < 0) {
-        throw new RangeError(`Cannot use limit "${key}": ${value} is not a non-negative number`);
+        throw new RangeError(
+          `Cannot use limit "${key}": ${value} is not a non-negative number`,
+        );
       }
     }
     const onError = options.onError ??
       // deno-lint-ignore no-console
-      ((error: unknown, req: Request) => console.error(describeFailure(error, req)));
+      ((error: unknown, req: Request) =>
+        console.error(describeFailure(error, req)));
     this.#context = {
       handler: options.handler,
       limits,
@@ -155,15 +157,17 @@ export class Server implements AsyncDisposable {
     if (options.tls) {
       const alpn = options.alpnProtocols ??
         (h2 ? ["h2", "http/1.1"] : ["http/1.1"]);
-      this.#listener = Deno.listenTls({
-        hostname,
-        port,
-        cert: options.tls.cert,
-        key: options.tls.key,
-        alpnProtocols: alpn,
-        // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
-        ...(options.reusePort ? { reusePort: true } : {}),
-      } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem);
+      this.#listener = Deno.listenTls(
+        {
+          hostname,
+          port,
+          cert: options.tls.cert,
+          key: options.tls.key,
+          alpnProtocols: alpn,
+          // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
+          ...(options.reusePort ? { reusePort: true } : {}),
+        } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
+      );
     } else {
       this.#listener = Deno.listen({
         hostname,
@@ -205,6 +209,8 @@ export class Server implements AsyncDisposable {
       // Already closed.
     }
     await this.#accepting;
+    // A socket that has not sent a request yet has nothing in flight.
+    for (const conn of this.#detecting) close(conn);
     await Promise.allSettled([...this.#pending]);
     for (const conn of this.#connections) conn.shutdown();
     const all = Promise.allSettled([...this.#connections].map((c) => c.closed));
@@ -250,6 +256,7 @@ export class Server implements AsyncDisposable {
       secure: this.#options.tls !== undefined,
     };
     let served: ServedConnection;
+    this.#detecting.add(conn);
     try {
       if (info.secure) {
         const tls = conn as Deno.TlsConn;
@@ -258,17 +265,32 @@ export class Server implements AsyncDisposable {
           context.limits.headerTimeoutMs,
         );
         const h2 = handshake.alpnProtocol === "h2";
-        served = (h2 ? serveH2 : serveH1)(conn, new Uint8Array(0), context, info);
+        served = (h2 ? serveH2 : serveH1)(
+          conn,
+          new Uint8Array(0),
+          context,
+          info,
+        );
       } else {
         (conn as Deno.TcpConn).setNoDelay(true);
-        const detected = await detectProtocol(conn, context.limits.headerTimeoutMs);
+        const detected = await detectProtocol(
+          conn,
+          context.limits.headerTimeoutMs,
+        );
         if (detected === null) return close(conn);
         const h2 = detected.protocol === "h2" && (this.#options.http2 ?? true);
-        served = (h2 ? serveH2 : serveH1)(conn, detected.initial, context, info);
+        served = (h2 ? serveH2 : serveH1)(
+          conn,
+          detected.initial,
+          context,
+          info,
+        );
       }
     } catch {
       // Failed handshake, early reset or timeout: nothing to answer.
       return close(conn);
+    } finally {
+      this.#detecting.delete(conn);
     }
     if (this.#stopping) served.shutdown();
     this.#connections.add(served);
@@ -287,7 +309,10 @@ function close(conn: Deno.Conn): void {
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Deno.errors.TimedOut("Handshake timed out")), ms);
+    timer = setTimeout(
+      () => reject(new Deno.errors.TimedOut("Handshake timed out")),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -552,3 +552,18 @@ Deno.test("IPv6 loopback works", async () => {
     await server.stop();
   }
 });
+
+Deno.test("stop() does not wait for a connection that never sent a request", async () => {
+  const { server, port } = await start({
+    headerTimeoutMs: 60_000,
+    gracefulStopMs: 60_000,
+  });
+  const silent = await connect(port);
+  await new Promise((r) => setTimeout(r, 50));
+  const outcome = await Promise.race([
+    server.stop().then(() => "stopped"),
+    new Promise((r) => setTimeout(() => r("still waiting"), 5_000)),
+  ]);
+  assert.equal(outcome, "stopped");
+  assert.equal((await readAll(silent, 1000)).closed, true);
+});
