@@ -108,12 +108,17 @@ export class BuildInfo {
       gitCommit: UNKNOWN,
       buildTimestamp: UNKNOWN,
     };
-    const file = path ?? envPath() ?? new URL("./build_info.json", import.meta.url);
+    const file = path ?? envPath() ??
+      new URL("./build_info.json", import.meta.url);
     try {
-      if (file instanceof URL && file.protocol !== "file:") return new BuildInfo(fields);
+      if (file instanceof URL && file.protocol !== "file:") {
+        return new BuildInfo(fields);
+      }
       const data = JSON.parse(Deno.readTextFileSync(file));
       for (const key of ["version", "gitCommit", "buildTimestamp"] as const) {
-        if (typeof data[key] === "string" && data[key] !== "") fields[key] = data[key];
+        if (typeof data[key] === "string" && data[key] !== "") {
+          fields[key] = data[key];
+        }
       }
     } catch {
       // No readable file: keep the honest fallbacks.

@@ -36,7 +36,8 @@ export type FetchFunction = (
  */
 export function fetchHandler(fn: FetchFunction): Handler {
   return async (req: Request): Promise<Response> => {
-    const hasBody = req.hasBody && req.method !== "GET" && req.method !== "HEAD";
+    const hasBody = req.hasBody && req.method !== "GET" &&
+      req.method !== "HEAD";
     const webRequest = new globalThis.Request(req.url, {
       method: req.method,
       headers: [...req.headers],

@@ -111,7 +111,9 @@ export class HttpHeaders implements Iterable<[string, string]> {
     let found: string | undefined;
     for (let i = 0; i < names.length; i++) {
       if (names[i] === key) {
-        found = found === undefined ? this.#values[i] : `${found}, ${this.#values[i]}`;
+        found = found === undefined
+          ? this.#values[i]
+          : `${found}, ${this.#values[i]}`;
       }
     }
     return found;

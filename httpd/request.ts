@@ -4,7 +4,7 @@
  * @module
  */
 import { HttpError } from "./errors.ts";
-import { HttpHeaders, type HeadersInit } from "./headers.ts";
+import { type HeadersInit, HttpHeaders } from "./headers.ts";
 
 /** Default cap on a request body read through {@linkcode Request}: the
  * common 1 MiB of nginx's `client_max_body_size` and Fastify's `bodyLimit`. */
@@ -437,4 +437,3 @@ export function setRouteMatch(
 ): void {
   assignMatch(req, params, route);
 }
-

@@ -83,7 +83,9 @@ export class RequestContext {
   static currentRequest(): Request {
     const context = storage.getStore();
     if (!context) {
-      throw new TypeError("Cannot get the current request: none is being handled");
+      throw new TypeError(
+        "Cannot get the current request: none is being handled",
+      );
     }
     return context.request;
   }

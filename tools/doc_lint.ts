@@ -13,7 +13,9 @@ for (const member of workspace.workspace as string[]) {
   const config = JSON.parse(
     await Deno.readTextFile(join(root, member, "deno.json")),
   );
-  for (const target of Object.values(config.exports as Record<string, string>)) {
+  for (
+    const target of Object.values(config.exports as Record<string, string>)
+  ) {
     entrypoints.push(join(member, target));
   }
 }

@@ -68,7 +68,9 @@ export function errorResponse(
 ): Response {
   if (error instanceof HttpError) {
     const res = Response.text(error.message, { status: error.status });
-    for (const name in error.headers) res.headers.set(name, error.headers[name]!);
+    for (const name in error.headers) {
+      res.headers.set(name, error.headers[name]!);
+    }
     return res;
   }
   server.onError(error, req);
@@ -86,10 +88,16 @@ export function errorResponse(
 export function describeFailure(error: unknown, req: Request): string {
   let what: string;
   if (error instanceof Error) {
-    const frame = error.stack?.split("\n").find((l) => l.trimStart().startsWith("at "));
-    what = `${error.name}: ${error.message}${frame ? ` (${frame.trim()})` : ""}`;
+    const frame = error.stack?.split("\n").find((l) =>
+      l.trimStart().startsWith("at ")
+    );
+    what = `${error.name}: ${error.message}${
+      frame ? ` (${frame.trim()})` : ""
+    }`;
   } else {
     what = String(error);
   }
-  return `httpd: handler failed on ${req.method} ${req.path}: ${what.replace(/[\r\n]+/g, " ")}`;
+  return `httpd: handler failed on ${req.method} ${req.path}: ${
+    what.replace(/[\r\n]+/g, " ")
+  }`;
 }

@@ -90,7 +90,10 @@ export function watcherFor(
 ): DeadlineWatcher {
   let watcher = watchers.get(key);
   if (!watcher) {
-    const shortest = Math.min(limits.headerTimeoutMs, limits.keepAliveTimeoutMs);
+    const shortest = Math.min(
+      limits.headerTimeoutMs,
+      limits.keepAliveTimeoutMs,
+    );
     watcher = new DeadlineWatcher(shortest / 4);
     watchers.set(key, watcher);
   }

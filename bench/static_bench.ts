@@ -1,0 +1,48 @@
+/**
+ * `deno bench` of the static handler's hot paths, without sockets: a cached
+ * 1 KiB file, a 304 revalidation, a sidecar negotiation and a 404.
+ *
+ * @module
+ */
+import { buildStaticIndex, Request, StaticFileHandler } from "@org/httpd";
+
+const dir = await Deno.makeTempDir({ prefix: "static_bench_" });
+await Deno.writeTextFile(`${dir}/1k.txt`, "x".repeat(1024));
+await Deno.writeTextFile(`${dir}/app.js`, "console.log(1);\n".repeat(200));
+await buildStaticIndex(dir, { compress: ["gzip", "br"] });
+const handler = StaticFileHandler.builder().addPath(dir).preferPrecompressed(
+  true,
+).build();
+const first = await handler(new Request("/1k.txt"));
+const etag = first.headers.get("etag")!;
+await handler(new Request("/app.js"));
+await handler(new Request("/missing.txt"));
+
+const get = new Request("/1k.txt", {
+  headers: { host: "x", "user-agent": "wrk" },
+});
+const revalidate = new Request("/1k.txt", {
+  headers: { host: "x", "if-none-match": etag },
+});
+const negotiate = new Request("/app.js", {
+  headers: { host: "x", "accept-encoding": "gzip, deflate, br, zstd" },
+});
+const missing = new Request("/missing.txt", { headers: { host: "x" } });
+
+Deno.bench("static: GET a cached 1 KiB file", { group: "static" }, () => {
+  handler(get);
+});
+Deno.bench("static: 304 revalidation", { group: "static" }, () => {
+  handler(revalidate);
+});
+Deno.bench("static: GET with sidecar negotiation", { group: "static" }, () => {
+  handler(negotiate);
+});
+Deno.bench("static: 404 for a missing file", { group: "static" }, async () => {
+  await handler(missing);
+});
+
+globalThis.addEventListener(
+  "unload",
+  () => Deno.removeSync(dir, { recursive: true }),
+);

@@ -1,0 +1,376 @@
+/**
+ * Files in a directory on disk, with a short-lived cache of what `stat`,
+ * `realPath` and the static index said, so a hot file costs no system call.
+ *
+ * @module
+ */
+import { type AssetSettings, makeAsset, type VariantFacts } from "./asset.ts";
+import { hashEtag, sha256File, statEtag } from "./etag.ts";
+import {
+  INDEX_FILE_NAME,
+  parseIndex,
+  SIDECAR_CODINGS,
+  SIDECAR_SUFFIXES,
+  type StaticIndexEntry,
+} from "./index_format.ts";
+import { MimeTypes } from "../../mime_types.ts";
+import {
+  DIRECTORY,
+  type LookupResult,
+  type MemoryBudget,
+  type Root,
+} from "./root.ts";
+
+/** At most this many paths are remembered (found or not); beyond it the
+ * oldest are forgotten, so a scan of random URLs cannot grow memory. */
+export const MAX_CACHED_PATHS = 10_000;
+
+/** Settings of {@linkcode FsRoot}. */
+export interface FsRootOptions {
+  /** Response settings shared by every asset. */
+  settings: AssetSettings;
+  /** Look for `.br` / `.gz` sidecars. */
+  preferPrecompressed: boolean;
+  /** Hold small files in memory. */
+  cacheInMemory: boolean;
+  /** The largest file held in memory. */
+  maxCachedFileSize: number;
+  /** How long a stat result is trusted, in milliseconds. */
+  statTtlMs: number;
+  /** The memory cap shared with the handler's other roots. */
+  memory: MemoryBudget;
+}
+
+interface Slot {
+  value: LookupResult | Promise<LookupResult>;
+  expires: number;
+  /** `size:mtime` of each variant held, by coding ("" for identity). */
+  stamps?: Map<string, string>;
+  /** Bytes of each variant held in memory, by coding. */
+  held?: Map<string, Uint8Array>;
+}
+
+// Digests of file versions (sidecars checked against the index, files
+// without a modification time), by path and stamp: each version is hashed
+// once, not once per request. Bounded; cleared whole when full.
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 10_000;
+
+/** Serves files below one directory. */
+export class FsRoot implements Root {
+  #dir: string;
+  #options: FsRootOptions;
+  #real: string | undefined;
+  #slots = new Map<string, Slot>();
+  #index: Map<string, StaticIndexEntry> | undefined;
+  #indexStamp = "";
+  #indexCheckedUntil = -Infinity;
+  #checking: Promise<string | undefined> | undefined;
+
+  /**
+   * Creates a root.
+   *
+   * @param dir The directory, absolute, without a trailing slash.
+   * @param options The handler's settings.
+   */
+  constructor(dir: string, options: FsRootOptions) {
+    this.#dir = dir.length > 1 && dir.endsWith("/") ? dir.slice(0, -1) : dir;
+    this.#options = options;
+  }
+
+  /**
+   * Finds a path, from the cache when it is fresh.
+   *
+   * @param path A decoded, safe path starting with `/`.
+   * @returns What is there.
+   */
+  lookup(path: string): LookupResult | Promise<LookupResult> {
+    const slot = this.#slots.get(path);
+    const now = performance.now();
+    if (slot !== undefined && slot.expires > now) return slot.value;
+    const next: Slot = { value: undefined, expires: Infinity };
+    this.#put(path, next, slot);
+    const pending = this.#load(path, slot, next, now);
+    next.value = pending;
+    return pending;
+  }
+
+  /** Forgets everything cached, releasing the memory it held. */
+  clear(): void {
+    for (const slot of this.#slots.values()) this.#release(slot);
+    this.#slots.clear();
+  }
+
+  #put(path: string, slot: Slot, old: Slot | undefined): void {
+    if (old !== undefined) this.#slots.delete(path);
+    this.#slots.set(path, slot);
+    if (this.#slots.size > MAX_CACHED_PATHS) {
+      const oldest = this.#slots.keys().next().value!;
+      const evicted = this.#slots.get(oldest)!;
+      this.#slots.delete(oldest);
+      this.#release(evicted);
+    }
+  }
+
+  #release(slot: Slot): void {
+    if (slot.held === undefined) return;
+    for (const bytes of slot.held.values()) {
+      this.#options.memory.used -= bytes.byteLength;
+    }
+    slot.held = undefined;
+  }
+
+  async #load(
+    path: string,
+    old: Slot | undefined,
+    slot: Slot,
+    now: number,
+  ): Promise<LookupResult> {
+    let value: LookupResult;
+    try {
+      value = await this.#find(path, old, slot, now);
+    } catch {
+      value = undefined; // Permission denied, I/O error: not servable, not a 500.
+    }
+    // Only fill the slot that asked: a clear() meanwhile dropped it.
+    if (this.#slots.get(path) === slot) {
+      slot.value = value;
+      slot.expires = performance.now() + this.#options.statTtlMs;
+    } else {
+      this.#release(slot);
+    }
+    if (old !== undefined && old !== slot) this.#release(old);
+    return value;
+  }
+
+  async #find(
+    path: string,
+    old: Slot | undefined,
+    slot: Slot,
+    now: number,
+  ): Promise<LookupResult> {
+    const real = await this.#realRoot(now);
+    if (real === undefined) return undefined;
+    const abs = this.#dir + path;
+    const stat = await statOrUndefined(abs);
+    if (stat === undefined) return undefined;
+    if (stat.isDirectory) return DIRECTORY;
+    if (!stat.isFile) return undefined;
+    const resolved = await Deno.realPath(abs);
+    // Containment: a symlink may not lead outside the root.
+    if (!inside(resolved, real)) return undefined;
+    const mtimeMs = Math.floor(stat.mtime?.getTime() ?? NaN);
+    const entry = this.#index?.get(path);
+    const indexed = entry !== undefined && entry.size === stat.size &&
+      entry.mtimeMs === mtimeMs;
+    const stamps = new Map<string, string>();
+    const held = new Map<string, Uint8Array>();
+    slot.stamps = stamps;
+    slot.held = held;
+    let etag: string;
+    if (indexed) etag = entry.etag;
+    else if (mtimeMs === mtimeMs) etag = statEtag(stat.size, mtimeMs);
+    // No modification time (a `deno compile` image may have none): a hash
+    // of the content, computed once per file version.
+    else etag = hashEtag(await digestOf(resolved, stat));
+    const identity: VariantFacts = {
+      coding: undefined,
+      size: stat.size,
+      etag,
+      mtimeMs,
+      file: resolved,
+    };
+    identity.bytes = await this.#hold(
+      "",
+      resolved,
+      stampOf(stat),
+      stat.size,
+      old,
+      slot,
+    );
+    const sidecars: VariantFacts[] = [];
+    if (this.#options.preferPrecompressed) {
+      for (const coding of SIDECAR_CODINGS) {
+        const facts = await this.#sidecar(
+          abs,
+          coding,
+          mtimeMs,
+          indexed ? entry : undefined,
+          real,
+        );
+        if (facts === undefined) continue;
+        facts.bytes = await this.#hold(
+          coding,
+          facts.file!,
+          facts.stamp!,
+          facts.size,
+          old,
+          slot,
+        );
+        sidecars.push(facts);
+      }
+    }
+    return makeAsset(
+      path,
+      MimeTypes.detect(path),
+      identity,
+      sidecars,
+      this.#options.settings,
+    );
+  }
+
+  // A sidecar is served only if it is a regular file inside the root, no
+  // older than its source, and, when the index describes the source, the
+  // very file the index lists (size, time and SHA-256 digest).
+  async #sidecar(
+    abs: string,
+    coding: string,
+    sourceMtimeMs: number,
+    entry: StaticIndexEntry | undefined,
+    real: string,
+  ): Promise<(VariantFacts & { stamp?: string }) | undefined> {
+    const file = abs + SIDECAR_SUFFIXES[coding];
+    const stat = await statOrUndefined(file);
+    if (stat === undefined || !stat.isFile) return undefined;
+    const mtimeMs = Math.floor(stat.mtime?.getTime() ?? NaN);
+    if (!(mtimeMs >= sourceMtimeMs)) return undefined;
+    const resolved = await Deno.realPath(file);
+    if (!inside(resolved, real)) return undefined;
+    if (entry === undefined) {
+      return {
+        coding,
+        size: stat.size,
+        etag: statEtag(stat.size, mtimeMs).slice(0, -1) + `-${coding}"`,
+        mtimeMs,
+        file: resolved,
+        stamp: stampOf(stat),
+      };
+    }
+    const listed = entry.sidecars?.[coding];
+    if (
+      listed === undefined || listed.size !== stat.size ||
+      listed.mtimeMs !== mtimeMs
+    ) {
+      return undefined;
+    }
+    const digest = await digestOf(resolved, stat);
+    if (digest !== listed.sha256) return undefined;
+    return {
+      coding,
+      size: stat.size,
+      etag: hashEtag(digest),
+      mtimeMs,
+      file: resolved,
+      stamp: stampOf(stat),
+    };
+  }
+
+  // Returns the bytes of a small file to serve from memory, reusing what the
+  // previous slot held when the file did not change.
+  async #hold(
+    coding: string,
+    file: string,
+    fileStamp: string,
+    size: number,
+    old: Slot | undefined,
+    slot: Slot,
+  ): Promise<Uint8Array | undefined> {
+    const opts = this.#options;
+    if (!opts.cacheInMemory || size > opts.maxCachedFileSize) return undefined;
+    const stamp = `${file}:${fileStamp}`;
+    slot.stamps!.set(coding, stamp);
+    const previous = old?.stamps?.get(coding) === stamp
+      ? old.held?.get(coding)
+      : undefined;
+    let bytes = previous;
+    if (bytes === undefined) {
+      if (opts.memory.used + size > opts.memory.limit) return undefined;
+      bytes = await Deno.readFile(file);
+      // Changed while we read it: serve it from disk until it settles.
+      if (bytes.byteLength !== size) return undefined;
+    } else {
+      old!.held!.delete(coding); // Moves to the new slot; not released twice.
+      opts.memory.used -= size;
+    }
+    opts.memory.used += size;
+    slot.held!.set(coding, bytes);
+    return bytes;
+  }
+
+  // The root's real path and the index, re-checked once per TTL; lookups
+  // that arrive during a check wait for it rather than see a half state.
+  #realRoot(now: number): Promise<string | undefined> {
+    if (now < this.#indexCheckedUntil && this.#checking !== undefined) {
+      return this.#checking;
+    }
+    this.#indexCheckedUntil = now + this.#options.statTtlMs;
+    return this.#checking = this.#check();
+  }
+
+  async #check(): Promise<string | undefined> {
+    try {
+      this.#real ??= await Deno.realPath(this.#dir);
+    } catch {
+      return undefined;
+    }
+    await this.#loadIndex();
+    return this.#real;
+  }
+
+  async #loadIndex(): Promise<void> {
+    const file = `${this.#dir}/${INDEX_FILE_NAME}`;
+    const stat = await statOrUndefined(file);
+    const stamp = stat?.isFile ? `${stat.size}:${stat.mtime?.getTime()}` : "";
+    if (stamp === this.#indexStamp) return;
+    this.#indexStamp = stamp;
+    let index: Map<string, StaticIndexEntry> | undefined;
+    if (stamp !== "") {
+      const parsed = parseIndex(await Deno.readTextFile(file).catch(() => ""));
+      if (parsed !== undefined) index = new Map(Object.entries(parsed.files));
+    }
+    this.#index = index;
+    // Everything cached was judged against the old index.
+    const current = this.#slots;
+    this.#slots = new Map();
+    for (const slot of current.values()) {
+      if (!(slot.value instanceof Promise)) this.#release(slot);
+    }
+  }
+}
+
+// The SHA-256 digest of one version of a file, computed once.
+async function digestOf(
+  resolved: string,
+  stat: Deno.FileInfo,
+): Promise<string> {
+  const key = `${resolved}:${stampOf(stat)}`;
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    digest = await sha256File(resolved);
+    if (digests.size >= MAX_DIGESTS) digests.clear();
+    digests.set(key, digest);
+  }
+  return digest;
+}
+
+// What identifies one version of a file: rewriting it changes the inode
+// change time even when the modification time is put back.
+function stampOf(stat: Deno.FileInfo): string {
+  return `${stat.size}:${stat.mtime?.getTime()}:${stat.ctime?.getTime()}:${stat.ino}`;
+}
+
+function inside(resolved: string, root: string): boolean {
+  return resolved === root ||
+    (resolved.startsWith(root) &&
+      (root.endsWith("/") || resolved.charCodeAt(root.length) === 0x2f));
+}
+
+async function statOrUndefined(
+  path: string,
+): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.stat(path);
+  } catch {
+    return undefined;
+  }
+}
