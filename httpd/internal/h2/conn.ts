@@ -1,0 +1,1245 @@
+/**
+ * The HTTP/2 connection state machine of a server (RFC 9113): it takes
+ * received bytes and application events, and emits frames (into a
+ * {@linkcode FrameWriter}) and request events (to an
+ * {@linkcode H2ConnectionEvents} sink). It does no I/O and reads no clock:
+ * callers pass the time, so that every rule can be tested with byte arrays.
+ *
+ * @module
+ */
+import { HpackDecoder } from "../hpack/decoder.ts";
+import { HpackEncoder } from "../hpack/encoder.ts";
+import { HpackError } from "../hpack/errors.ts";
+import { ConnectionError, ErrorCode, StreamError } from "./errors.ts";
+import {
+  CLIENT_PREFACE,
+  type DataFrame,
+  type Frame,
+  FRAME_HEADER_SIZE,
+  FrameType,
+  type HeadersFrame,
+  parsePayload,
+  type PingFrame,
+  type RstStreamFrame,
+  type SettingsFrame,
+  type WindowUpdateFrame,
+} from "./frame.ts";
+import { FrameWriter } from "./frame_write.ts";
+import { ReceiveWindow, SendWindow } from "./flow.ts";
+import { type RequestHead, validateRequest } from "./request_fields.ts";
+import {
+  applySetting,
+  DEFAULT_WINDOW_SIZE,
+  initialPeerSettings,
+  type PeerSettings,
+  SettingId,
+} from "./settings.ts";
+import {
+  canReceive,
+  canSend,
+  StreamEvent,
+  StreamState,
+  transition,
+} from "./stream.ts";
+
+/**
+ * Streams one peer may reset (or make us reset) within
+ * {@linkcode RESET_WINDOW_MS} before the connection is ended with
+ * ENHANCE_YOUR_CALM: the rapid reset attack (CVE-2023-44487) opens and
+ * cancels streams far faster than any browser cancels navigations.
+ */
+export const MAX_RESETS_PER_WINDOW = 200;
+/** The time window of {@linkcode MAX_RESETS_PER_WINDOW}. */
+export const RESET_WINDOW_MS = 10_000;
+/**
+ * CONTINUATION frames one header block may use: a 16 KiB header list fits
+ * in 2 frames of the minimum size, so 32 is generous; more is the
+ * CONTINUATION flood (CVE-2024-27316 class).
+ */
+export const MAX_CONTINUATION_FRAMES = 32;
+/**
+ * Control frames (SETTINGS ACK, PING ACK, RST_STREAM) we may have queued
+ * and not yet written before the peer counts as flooding us: a peer that
+ * sends SETTINGS or PING without reading the answers would otherwise grow
+ * our write queue without bound.
+ */
+export const MAX_QUEUED_CONTROL_FRAMES = 1000;
+/**
+ * Recently reset stream ids remembered so that frames the peer sent before
+ * seeing our RST_STREAM are ignored (RFC 9113 5.1, "closed").
+ */
+const RESET_MEMORY = 128;
+/** Queued response bytes per stream above which the sender should wait. */
+export const STREAM_HIGH_WATER = 64 * 1024;
+/** Bytes of frames produced per flush, so streams interleave per write. */
+const FLUSH_BUDGET = 256 * 1024;
+
+/** Options of {@linkcode H2Connection}; see `ServerLimits` for defaults. */
+export interface H2ConnectionOptions {
+  /** SETTINGS_MAX_CONCURRENT_STREAMS we advertise and enforce. */
+  maxConcurrentStreams: number;
+  /** SETTINGS_INITIAL_WINDOW_SIZE: our receive window per stream. */
+  streamWindowSize: number;
+  /** Our receive window for the connection. */
+  connectionWindowSize: number;
+  /** SETTINGS_MAX_FRAME_SIZE we accept. */
+  maxFrameSize: number;
+  /** SETTINGS_MAX_HEADER_LIST_SIZE: decoded header list cap. */
+  maxHeaderListSize: number;
+  /** SETTINGS_HEADER_TABLE_SIZE for our HPACK decoder. */
+  headerTableSize: number;
+  /** Idle time (no open stream) before GOAWAY and close. */
+  idleTimeoutMs: number;
+  /**
+   * Time allowed for the preface, a header block's CONTINUATION frames, the
+   * ACK of our SETTINGS, and a stream stuck on a zero send window.
+   */
+  headerTimeoutMs: number;
+  /** Overrides {@linkcode MAX_RESETS_PER_WINDOW}. */
+  maxResetsPerWindow?: number;
+  /** Overrides {@linkcode MAX_CONTINUATION_FRAMES}. */
+  maxContinuationFrames?: number;
+  /** Overrides {@linkcode MAX_QUEUED_CONTROL_FRAMES}. */
+  maxQueuedControlFrames?: number;
+}
+
+/** What the connection tells its driver. */
+export interface H2ConnectionEvents {
+  /** A valid request head arrived on a new stream. */
+  request(streamId: number, head: RequestHead, endStream: boolean): void;
+  /**
+   * Request content arrived (a copy the receiver owns), or the request ended
+   * (`chunk` null, `end` true). Call {@linkcode H2Connection.consume} as the
+   * handler reads it.
+   */
+  data(streamId: number, chunk: Uint8Array | null, end: boolean): void;
+  /** The stream ended abnormally: reset by the peer, by us, or by close. */
+  reset(streamId: number, code: number): void;
+  /** Queued response data fell below {@linkcode STREAM_HIGH_WATER}. */
+  writable(streamId: number): void;
+}
+
+/** One stream's bookkeeping. */
+class Stream {
+  state: StreamState = StreamState.IDLE;
+  readonly send: SendWindow;
+  readonly recv: ReceiveWindow;
+  /** Response chunks waiting for window. */
+  queue: Uint8Array[] = [];
+  /** Offset into `queue[0]` already sent. */
+  offset = 0;
+  queued = 0;
+  /** END_STREAM goes out once the queue is empty. */
+  endQueued = false;
+  inSendList = false;
+  wantsWritable = false;
+  /** Request content delivered to the app and not yet consumed. */
+  unconsumed = 0;
+  contentLength: number | undefined;
+  received = 0;
+  /** When the stream began waiting on a zero window, or -1. */
+  stalledSince = -1;
+  /** When the peer last sent on the stream. */
+  lastReceived = 0;
+
+  constructor(readonly id: number, sendWindow: number, recvWindow: number) {
+    this.send = new SendWindow(sendWindow);
+    this.recv = new ReceiveWindow(recvWindow);
+  }
+}
+
+/** The last few stream ids of some kind, in a fixed ring. */
+class IdRing {
+  #ids: Int32Array;
+  #next = 0;
+
+  constructor(size: number) {
+    this.#ids = new Int32Array(size);
+  }
+
+  add(id: number): void {
+    this.#ids[this.#next] = id;
+    this.#next = (this.#next + 1) % this.#ids.length;
+  }
+
+  has(id: number): boolean {
+    return id !== 0 && this.#ids.includes(id);
+  }
+}
+
+/** A header block being assembled from HEADERS and CONTINUATION frames. */
+interface PendingBlock {
+  frame: HeadersFrame;
+  parts: Uint8Array[];
+  bytes: number;
+  continuations: number;
+  startedAt: number;
+}
+
+const Phase = {
+  /** Waiting for the client preface. */
+  PREFACE: 0,
+  /** Waiting for the client's first SETTINGS. */
+  SETTINGS: 1,
+  OPEN: 2,
+  /** GOAWAY sent (graceful): finishing in-flight streams. */
+  DRAINING: 3,
+  /** GOAWAY with an error sent, or done: flush and close. */
+  CLOSING: 4,
+} as const;
+type Phase = typeof Phase[keyof typeof Phase];
+
+const EMPTY = new Uint8Array(0);
+const textEncoder = new TextEncoder();
+
+/**
+ * A server-side HTTP/2 connection. Feed it bytes with
+ * {@linkcode H2Connection.receive}, answer requests with `respond` and
+ * `send`, and write what {@linkcode H2Connection.takeOutput} returns.
+ *
+ * @example Answer a PING after the preface
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { H2Connection } from "./conn.ts";
+ * import { CLIENT_PREFACE } from "./frame.ts";
+ *
+ * const conn = new H2Connection({
+ *   maxConcurrentStreams: 100, streamWindowSize: 65535, connectionWindowSize: 65535,
+ *   maxFrameSize: 16384, maxHeaderListSize: 16384, headerTableSize: 4096,
+ *   idleTimeoutMs: 1000, headerTimeoutMs: 1000,
+ * }, { request() {}, data() {}, reset() {}, writable() {} }, 0);
+ * conn.takeOutput(); // our SETTINGS
+ * const settings = [0, 0, 0, 4, 0, 0, 0, 0, 0];
+ * const ping = [0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+ * conn.receive(Uint8Array.from([...CLIENT_PREFACE, ...settings, ...ping]), 0);
+ * const out = conn.takeOutput()!;
+ * assert.equal(out.length, 9 + 17); // SETTINGS ACK, PING ACK
+ * assert.equal(out[9 + 4], 1); // ACK flag
+ * ```
+ */
+export class H2Connection {
+  #options: H2ConnectionOptions;
+  #events: H2ConnectionEvents;
+  #writer = new FrameWriter();
+  #decoder: HpackDecoder;
+  #encoder = new HpackEncoder();
+  #peer: PeerSettings = initialPeerSettings();
+  #phase: Phase = Phase.PREFACE;
+  #streams = new Map<number, Stream>();
+  /** Streams counted against SETTINGS_MAX_CONCURRENT_STREAMS. */
+  #active = 0;
+  #lastPeerStreamId = 0;
+  #goawayLastId = -1;
+  #peerGoaway = false;
+  #recvWindow: ReceiveWindow;
+  #sendWindow = new SendWindow(DEFAULT_WINDOW_SIZE);
+  #recvInitial: number;
+  #settingsAcked = false;
+  #settingsSentAt: number;
+  #pending: Uint8Array = EMPTY;
+  #block: PendingBlock | undefined;
+  #sendList: Stream[] = [];
+  #sendHead = 0;
+  #recentResets = new IdRing(RESET_MEMORY);
+  #recentClosed = new IdRing(RESET_MEMORY);
+  #resetCount = 0;
+  #resetWindowStart = 0;
+  #queuedControl = 0;
+  #idleSince: number;
+  #startedAt: number;
+  #now = 0;
+  #error: ConnectionError | undefined;
+
+  /**
+   * Creates the connection and queues our SETTINGS (RFC 9113 3.4: the
+   * server preface) and the connection window update.
+   *
+   * @param options Limits.
+   * @param events Where request events go.
+   * @param now The current time in milliseconds.
+   */
+  constructor(
+    options: H2ConnectionOptions,
+    events: H2ConnectionEvents,
+    now: number,
+  ) {
+    this.#options = options;
+    this.#events = events;
+    this.#decoder = new HpackDecoder({
+      maxTableSize: options.headerTableSize,
+      maxHeaderListSize: options.maxHeaderListSize,
+    });
+    // The WINDOW_UPDATE below opens the connection window to its size.
+    this.#recvWindow = new ReceiveWindow(
+      Math.max(options.connectionWindowSize, DEFAULT_WINDOW_SIZE),
+    );
+    // Until the peer ACKs our SETTINGS it may assume the default window.
+    this.#recvInitial = Math.max(options.streamWindowSize, DEFAULT_WINDOW_SIZE);
+    this.#idleSince =
+      this.#startedAt =
+      this.#settingsSentAt =
+      this.#now =
+        now;
+    const settings: number[] = [
+      SettingId.MAX_CONCURRENT_STREAMS,
+      options.maxConcurrentStreams,
+      SettingId.INITIAL_WINDOW_SIZE,
+      options.streamWindowSize,
+      SettingId.MAX_HEADER_LIST_SIZE,
+      options.maxHeaderListSize,
+      SettingId.ENABLE_PUSH,
+      0,
+    ];
+    if (options.maxFrameSize !== 16384) {
+      settings.push(SettingId.MAX_FRAME_SIZE, options.maxFrameSize);
+    }
+    if (options.headerTableSize !== 4096) {
+      settings.push(SettingId.HEADER_TABLE_SIZE, options.headerTableSize);
+    }
+    this.#writer.settings(settings);
+    const extra = options.connectionWindowSize - DEFAULT_WINDOW_SIZE;
+    if (extra > 0) this.#writer.windowUpdate(0, extra);
+  }
+
+  /** Streams open or half-closed: the ones that count toward the limit. */
+  get activeStreams(): number {
+    return this.#active;
+  }
+
+  /** The highest stream id the peer opened. */
+  get lastStreamId(): number {
+    return this.#lastPeerStreamId;
+  }
+
+  /** Whether the connection should be closed once the output is written. */
+  get finished(): boolean {
+    return this.#phase === Phase.CLOSING;
+  }
+
+  /** The error that ended the connection, if one did. */
+  get error(): ConnectionError | undefined {
+    return this.#error;
+  }
+
+  /** Bytes of frames queued and not yet taken. */
+  get outputLength(): number {
+    return this.#writer.length;
+  }
+
+  /**
+   * Response bytes queued on a stream and not yet framed.
+   *
+   * @param streamId The stream.
+   * @returns The count; 0 for an unknown stream.
+   */
+  queued(streamId: number): number {
+    return this.#streams.get(streamId)?.queued ?? 0;
+  }
+
+  /**
+   * Whether a stream can still carry a response.
+   *
+   * @param streamId The stream.
+   * @returns `true` while we may send on it.
+   */
+  canSend(streamId: number): boolean {
+    const stream = this.#streams.get(streamId);
+    return stream !== undefined && canSend(stream.state) && !stream.endQueued;
+  }
+
+  /**
+   * Processes received bytes: the preface, then frames.
+   *
+   * @param bytes The bytes (not retained: copied when needed).
+   * @param now The current time in milliseconds.
+   */
+  receive(bytes: Uint8Array, now: number): void {
+    if (this.#phase === Phase.CLOSING) return;
+    this.#now = now;
+    let buf = bytes;
+    if (this.#pending.length > 0) {
+      const joined = new Uint8Array(this.#pending.length + bytes.length);
+      joined.set(this.#pending);
+      joined.set(bytes, this.#pending.length);
+      buf = joined;
+      this.#pending = EMPTY;
+    }
+    let at = 0;
+    try {
+      if (this.#phase === Phase.PREFACE) {
+        // RFC 9113 3.4: the preface is validated whole.
+        const n = Math.min(buf.length, CLIENT_PREFACE.length);
+        for (let i = 0; i < n; i++) {
+          if (buf[i] !== CLIENT_PREFACE[i]) {
+            throw new ConnectionError(
+              ErrorCode.PROTOCOL_ERROR,
+              "Cannot start connection: invalid client preface",
+            );
+          }
+        }
+        if (n < CLIENT_PREFACE.length) {
+          this.#pending = buf.slice();
+          return;
+        }
+        at = CLIENT_PREFACE.length;
+        this.#phase = Phase.SETTINGS;
+      }
+      const maxFrameSize = this.#options.maxFrameSize;
+      const end = buf.length;
+      while (end - at >= FRAME_HEADER_SIZE && !this.finished) {
+        // RFC 9113 4.1: the frame header, read in place.
+        const length = (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!;
+        // RFC 9113 4.2: beyond SETTINGS_MAX_FRAME_SIZE is a FRAME_SIZE_ERROR.
+        if (length > maxFrameSize) {
+          throw new ConnectionError(
+            ErrorCode.FRAME_SIZE_ERROR,
+            `Cannot accept frame: length ${length} exceeds ${maxFrameSize}`,
+          );
+        }
+        const size = FRAME_HEADER_SIZE + length;
+        if (end - at < size) break;
+        const type = buf[at + 3]!;
+        const streamId = ((buf[at + 5]! & 0x7f) << 24 | buf[at + 6]! << 16 |
+          buf[at + 7]! << 8 | buf[at + 8]!) >>> 0;
+        let frame: Frame;
+        try {
+          frame = parsePayload(
+            type,
+            buf[at + 4]!,
+            streamId,
+            buf.subarray(at + FRAME_HEADER_SIZE, at + size),
+          );
+        } catch (error) {
+          if (!(error instanceof StreamError)) throw error;
+          // A stream-level frame error: skip the frame, reset the stream.
+          at += size;
+          this.#checkNoBlock();
+          this.#checkIdle(error.streamId, type);
+          this.#resetStream(error.streamId, error.code, true);
+          continue;
+        }
+        at += size;
+        try {
+          this.#frame(frame);
+        } catch (error) {
+          if (!(error instanceof StreamError)) throw error;
+          this.#resetStream(error.streamId, error.code, true);
+        }
+      }
+      if (at < buf.length && !this.finished) {
+        this.#pending = buf.slice(at);
+      }
+    } catch (error) {
+      if (error instanceof ConnectionError) this.#fail(error);
+      else throw error;
+    }
+  }
+
+  /**
+   * Sends the response head (RFC 9113 8.3.2).
+   *
+   * @param streamId The stream.
+   * @param fields `[":status", "200", name, value, ...]`, names lower case.
+   * @param endStream Whether the response has no content.
+   */
+  respond(
+    streamId: number,
+    fields: readonly string[],
+    endStream: boolean,
+  ): void {
+    const stream = this.#streams.get(streamId);
+    if (stream === undefined || !canSend(stream.state)) return;
+    const block = this.#encoder.encode(fields);
+    this.#writer.headers(streamId, block, endStream, this.#peer.maxFrameSize);
+    if (endStream) {
+      stream.state = transition(stream.state, StreamEvent.SEND_HEADERS)!;
+      this.#ended(stream);
+    }
+  }
+
+  /**
+   * Queues response content; it leaves as the peer's windows allow, in
+   * frames no larger than the peer's MAX_FRAME_SIZE.
+   *
+   * @param streamId The stream.
+   * @param chunk The content (retained until sent: do not reuse it).
+   * @param endStream Whether this ends the response.
+   */
+  send(streamId: number, chunk: Uint8Array, endStream: boolean): void {
+    const stream = this.#streams.get(streamId);
+    if (stream === undefined || !canSend(stream.state) || stream.endQueued) {
+      return;
+    }
+    if (chunk.length > 0) {
+      stream.queue.push(chunk);
+      stream.queued += chunk.length;
+    }
+    if (endStream) stream.endQueued = true;
+    this.#schedule(stream);
+  }
+
+  /**
+   * Asks for a `writable` event once the stream's queue drains below
+   * {@linkcode STREAM_HIGH_WATER}.
+   *
+   * @param streamId The stream.
+   */
+  notifyWritable(streamId: number): void {
+    const stream = this.#streams.get(streamId);
+    if (stream !== undefined) stream.wantsWritable = true;
+  }
+
+  /**
+   * Reports request content the handler consumed, so that WINDOW_UPDATE
+   * frames reopen the stream's and the connection's windows (RFC 9113 6.9).
+   *
+   * @param streamId The stream.
+   * @param n Bytes consumed.
+   */
+  consume(streamId: number, n: number): void {
+    if (n === 0 || this.#phase === Phase.CLOSING) return;
+    const stream = this.#streams.get(streamId);
+    // A forgotten stream already returned its unconsumed bytes.
+    if (stream === undefined) return;
+    stream.unconsumed -= n;
+    if (canReceive(stream.state)) {
+      const inc = stream.recv.consume(n);
+      if (inc > 0) this.#writer.windowUpdate(streamId, inc);
+    }
+    this.#consumeConnection(n);
+  }
+
+  /**
+   * Resets a stream from the application side (RFC 9113 6.4).
+   *
+   * @param streamId The stream.
+   * @param code The error code.
+   */
+  reset(streamId: number, code: number): void {
+    if (this.#phase === Phase.CLOSING) return;
+    this.#guard(() => this.#resetStream(streamId, code, false));
+  }
+
+  /**
+   * Refuses a stream the application cannot take now (REFUSED_STREAM,
+   * RFC 9113 8.7); it counts toward the rapid-reset budget, since only a
+   * peer that keeps resetting streams piles up work this way.
+   *
+   * @param streamId The stream.
+   */
+  refuse(streamId: number): void {
+    if (this.#phase === Phase.CLOSING) return;
+    this.#guard(() =>
+      this.#resetStream(streamId, ErrorCode.REFUSED_STREAM, true)
+    );
+  }
+
+  /**
+   * Starts a graceful shutdown: GOAWAY with the last stream id (RFC 9113
+   * 6.8); in-flight streams finish, then the connection is finished.
+   */
+  shutdown(): void {
+    if (this.#phase >= Phase.DRAINING) return;
+    this.#goawayLastId = this.#lastPeerStreamId;
+    this.#writer.goaway(this.#lastPeerStreamId, ErrorCode.NO_ERROR);
+    this.#phase = Phase.DRAINING;
+    this.#maybeDone();
+  }
+
+  /**
+   * Ends the connection with GOAWAY and an error code.
+   *
+   * @param code The code.
+   * @param message Debug text.
+   */
+  abort(code: number, message?: string): void {
+    if (this.#phase === Phase.CLOSING) return;
+    this.#fail(new ConnectionError(code, message));
+  }
+
+  /**
+   * Applies the timeouts (idle connection, slow preface or header block,
+   * unacknowledged SETTINGS, streams stalled on a zero window).
+   *
+   * @param now The current time in milliseconds.
+   */
+  tick(now: number): void {
+    if (this.#phase === Phase.CLOSING) return;
+    this.#now = now;
+    this.#guard(() => this.#tick(now));
+  }
+
+  #guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof ConnectionError) this.#fail(error);
+      else throw error;
+    }
+  }
+
+  #tick(now: number): void {
+    const { idleTimeoutMs, headerTimeoutMs } = this.#options;
+    if (this.#phase < Phase.OPEN && now - this.#startedAt > headerTimeoutMs) {
+      this.#fail(
+        new ConnectionError(
+          ErrorCode.PROTOCOL_ERROR,
+          "Cannot start connection: no preface in time",
+        ),
+      );
+      return;
+    }
+    if (
+      this.#block !== undefined && now - this.#block.startedAt > headerTimeoutMs
+    ) {
+      this.#fail(
+        new ConnectionError(
+          ErrorCode.ENHANCE_YOUR_CALM,
+          "Cannot wait for header block: too slow",
+        ),
+      );
+      return;
+    }
+    // RFC 9113 6.5.3: SETTINGS not acknowledged in time.
+    if (!this.#settingsAcked && now - this.#settingsSentAt > headerTimeoutMs) {
+      this.#fail(
+        new ConnectionError(
+          ErrorCode.SETTINGS_TIMEOUT,
+          "Cannot wait for SETTINGS ACK",
+        ),
+      );
+      return;
+    }
+    if (this.#active === 0 && now - this.#idleSince > idleTimeoutMs) {
+      if (this.#phase === Phase.OPEN) this.shutdown();
+      this.#phase = Phase.CLOSING;
+      return;
+    }
+    for (const stream of this.#streams.values()) {
+      if (
+        stream.stalledSince >= 0 && now - stream.stalledSince > headerTimeoutMs
+      ) {
+        // A peer that never opens the window must not hold the stream.
+        this.#resetStream(stream.id, ErrorCode.CANCEL, false);
+      } else if (
+        canReceive(stream.state) && stream.recv.available > 0 &&
+        now - stream.lastReceived > idleTimeoutMs
+      ) {
+        // A request whose content stops arriving while the window is open
+        // (nginx's client_body_timeout): the stream must not be held open.
+        this.#resetStream(stream.id, ErrorCode.CANCEL, false);
+      }
+    }
+  }
+
+  /**
+   * Frames queued response content as the windows allow, then returns all
+   * pending frames for one write.
+   *
+   * @returns The bytes to write (valid until the next call), or `null`.
+   */
+  takeOutput(): Uint8Array | null {
+    this.#pump();
+    return this.#writer.take();
+  }
+
+  /** Tells the connection a write completed: queued control frames left. */
+  written(): void {
+    this.#queuedControl = 0;
+  }
+
+  /**
+   * Ends every stream (the socket closed): each gets a `reset` event.
+   */
+  closeAll(): void {
+    this.#phase = Phase.CLOSING;
+    for (const stream of [...this.#streams.values()]) {
+      this.#forget(stream);
+      this.#events.reset(stream.id, ErrorCode.CANCEL);
+    }
+  }
+
+  // ---- receiving ----
+
+  #frame(frame: Frame): void {
+    if (this.#block !== undefined && frame.type !== FrameType.CONTINUATION) {
+      // RFC 9113 6.2: a header block is a contiguous sequence of frames.
+      throw new ConnectionError(
+        ErrorCode.PROTOCOL_ERROR,
+        "Cannot accept frame: header block not finished",
+      );
+    }
+    if (this.#phase === Phase.SETTINGS) {
+      // RFC 9113 3.4: the client's first frame is SETTINGS.
+      if (frame.type !== FrameType.SETTINGS || (frame as SettingsFrame).ack) {
+        throw new ConnectionError(
+          ErrorCode.PROTOCOL_ERROR,
+          "Cannot start connection: first frame is not SETTINGS",
+        );
+      }
+      this.#phase = Phase.OPEN;
+    }
+    switch (frame.type) {
+      case FrameType.DATA:
+        return this.#data(frame as DataFrame);
+      case FrameType.HEADERS:
+        return this.#headers(frame as HeadersFrame);
+      case FrameType.PRIORITY:
+        // RFC 9113 5.3.2: priority signals are parsed and ignored.
+        return;
+      case FrameType.RST_STREAM:
+        return this.#rstStream(frame as RstStreamFrame);
+      case FrameType.SETTINGS:
+        return this.#settings(frame as SettingsFrame);
+      case FrameType.PUSH_PROMISE:
+        // RFC 9113 8.4: a client cannot push.
+        throw new ConnectionError(
+          ErrorCode.PROTOCOL_ERROR,
+          "Cannot accept PUSH_PROMISE: clients do not push",
+        );
+      case FrameType.PING:
+        return this.#ping(frame as PingFrame);
+      case FrameType.GOAWAY:
+        return this.#goaway();
+      case FrameType.WINDOW_UPDATE:
+        return this.#windowUpdate(frame as WindowUpdateFrame);
+      case FrameType.CONTINUATION:
+        // RFC 9113 6.10: CONTINUATION only follows an unfinished block.
+        if (this.#block === undefined) {
+          throw new ConnectionError(
+            ErrorCode.PROTOCOL_ERROR,
+            "Cannot accept CONTINUATION: no header block in progress",
+          );
+        }
+        return this.#continuation(
+          frame as {
+            streamId: number;
+            fragment: Uint8Array;
+            endHeaders: boolean;
+          },
+        );
+      default:
+        // RFC 9113 5.5: unknown frame types are ignored.
+        return;
+    }
+  }
+
+  /** A frame's type on a stream id never opened: RFC 9113 5.1 "idle". */
+  #checkIdle(streamId: number, type: number): void {
+    if (
+      streamId > this.#lastPeerStreamId && type !== FrameType.HEADERS &&
+      type !== FrameType.PRIORITY && type < 10
+    ) {
+      throw new ConnectionError(
+        ErrorCode.PROTOCOL_ERROR,
+        `Cannot accept frame type ${type} on idle stream ${streamId}`,
+      );
+    }
+  }
+
+  #checkNoBlock(): void {
+    if (this.#block !== undefined) {
+      throw new ConnectionError(
+        ErrorCode.PROTOCOL_ERROR,
+        "Cannot accept frame: header block not finished",
+      );
+    }
+  }
+
+  #data(frame: DataFrame): void {
+    const id = frame.streamId;
+    this.#checkIdle(id, FrameType.DATA);
+    // RFC 9113 6.9: the connection window counts every DATA frame.
+    if (!this.#recvWindow.receive(frame.flowLength)) {
+      throw new ConnectionError(
+        ErrorCode.FLOW_CONTROL_ERROR,
+        "Cannot accept DATA: connection window exceeded",
+      );
+    }
+    const stream = this.#streams.get(id);
+    if (stream === undefined || !canReceive(stream.state)) {
+      this.#consumeConnection(frame.flowLength);
+      if (stream === undefined && this.#recentResets.has(id)) return;
+      // RFC 9113 5.1: DATA on a half-closed (remote) or closed stream.
+      this.#resetStream(id, ErrorCode.STREAM_CLOSED, true);
+      return;
+    }
+    if (!stream.recv.receive(frame.flowLength)) {
+      this.#consumeConnection(frame.flowLength);
+      this.#resetStream(id, ErrorCode.FLOW_CONTROL_ERROR, true);
+      return;
+    }
+    const padding = frame.flowLength - frame.data.length;
+    if (padding > 0) {
+      // Padding is never delivered: hand its window back at once.
+      const inc = stream.recv.consume(padding);
+      if (inc > 0) this.#writer.windowUpdate(id, inc);
+      this.#consumeConnection(padding);
+    }
+    stream.received += frame.data.length;
+    stream.lastReceived = this.#now;
+    // RFC 9113 8.1.1: content-length must match the DATA received.
+    if (
+      stream.contentLength !== undefined &&
+      (stream.received > stream.contentLength ||
+        (frame.endStream && stream.received !== stream.contentLength))
+    ) {
+      this.#consumeConnection(frame.data.length);
+      this.#resetStream(id, ErrorCode.PROTOCOL_ERROR, true);
+      return;
+    }
+    if (frame.endStream) this.#move(stream, StreamEvent.RECV_DATA_ES);
+    if (frame.data.length > 0) {
+      stream.unconsumed += frame.data.length;
+      this.#events.data(id, frame.data.slice(), frame.endStream);
+    } else if (frame.endStream) {
+      this.#events.data(id, null, true);
+    }
+  }
+
+  #headers(frame: HeadersFrame): void {
+    if (!frame.endHeaders) {
+      this.#block = {
+        frame,
+        parts: [frame.fragment.slice()],
+        bytes: frame.fragment.length,
+        continuations: 0,
+        startedAt: this.#now,
+      };
+      this.#checkBlockSize(this.#block);
+      return;
+    }
+    this.#fieldBlock(frame, frame.fragment);
+  }
+
+  #continuation(
+    frame: { streamId: number; fragment: Uint8Array; endHeaders: boolean },
+  ): void {
+    const block = this.#block!;
+    // RFC 9113 6.10: CONTINUATION continues the same stream's block.
+    if (frame.streamId !== block.frame.streamId) {
+      throw new ConnectionError(
+        ErrorCode.PROTOCOL_ERROR,
+        `Cannot accept CONTINUATION on stream ${frame.streamId}: block of stream ${block.frame.streamId} in progress`,
+      );
+    }
+    block.parts.push(frame.fragment.slice());
+    block.bytes += frame.fragment.length;
+    block.continuations++;
+    this.#checkBlockSize(block);
+    if (!frame.endHeaders) return;
+    this.#block = undefined;
+    const joined = new Uint8Array(block.bytes);
+    let at = 0;
+    for (const part of block.parts) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    this.#fieldBlock(block.frame, joined);
+  }
+
+  #checkBlockSize(block: PendingBlock): void {
+    // CONTINUATION flood: cap the frames and the compressed bytes of one
+    // block. A block larger than twice the decoded list cap cannot decode
+    // into an acceptable list.
+    const maxFrames = this.#options.maxContinuationFrames ??
+      MAX_CONTINUATION_FRAMES;
+    if (
+      block.continuations > maxFrames ||
+      block.bytes >
+        2 * this.#options.maxHeaderListSize + this.#options.maxFrameSize
+    ) {
+      throw new ConnectionError(
+        ErrorCode.ENHANCE_YOUR_CALM,
+        "Cannot accept header block: too many CONTINUATION frames or bytes",
+      );
+    }
+  }
+
+  #decode(block: Uint8Array): string[] | null {
+    try {
+      return this.#decoder.decode(block);
+    } catch (error) {
+      if (!(error instanceof HpackError)) throw error;
+      if (error.code === "HEADER_LIST_TOO_LARGE") return null;
+      // RFC 9113 4.3: a decoding error is a COMPRESSION_ERROR.
+      throw new ConnectionError(ErrorCode.COMPRESSION_ERROR, error.message);
+    }
+  }
+
+  #fieldBlock(frame: HeadersFrame, block: Uint8Array): void {
+    const id = frame.streamId;
+    // Decode first: the HPACK state must follow every block (RFC 9113 4.3).
+    const fields = this.#decode(block);
+    const stream = this.#streams.get(id);
+    if (stream !== undefined) {
+      this.#trailers(stream, frame, fields);
+      return;
+    }
+    if (id <= this.#lastPeerStreamId) {
+      if (this.#recentResets.has(id)) return;
+      // RFC 9113 5.1: HEADERS on a closed stream is STREAM_CLOSED; 5.1.1: a
+      // new stream id lower than one already used is a PROTOCOL_ERROR.
+      const closed = this.#recentClosed.has(id);
+      throw new ConnectionError(
+        closed ? ErrorCode.STREAM_CLOSED : ErrorCode.PROTOCOL_ERROR,
+        closed
+          ? `Cannot accept HEADERS on closed stream ${id}`
+          : `Cannot open stream ${id}: ids must increase`,
+      );
+    }
+    // RFC 9113 5.1.1: client streams are odd and increasing.
+    if (id % 2 === 0) {
+      throw new ConnectionError(
+        ErrorCode.PROTOCOL_ERROR,
+        `Cannot open stream ${id}: even ids are the server's`,
+      );
+    }
+    this.#lastPeerStreamId = id;
+    // RFC 9113 6.8: streams above the GOAWAY's last id are ignored.
+    if (this.#phase >= Phase.DRAINING) {
+      this.#remember(id);
+      return;
+    }
+    // RFC 9113 5.3.1: a stream cannot depend on itself.
+    if (frame.priority?.dependency === id) {
+      this.#resetStream(id, ErrorCode.PROTOCOL_ERROR, true);
+      return;
+    }
+    // RFC 9113 5.1.2: beyond SETTINGS_MAX_CONCURRENT_STREAMS, REFUSED_STREAM.
+    if (this.#active >= this.#options.maxConcurrentStreams) {
+      this.#resetStream(id, ErrorCode.REFUSED_STREAM, true);
+      return;
+    }
+    const created = new Stream(
+      id,
+      this.#peer.initialWindowSize,
+      this.#recvInitial,
+    );
+    this.#streams.set(id, created);
+    this.#active++;
+    this.#move(
+      created,
+      frame.endStream ? StreamEvent.RECV_HEADERS_ES : StreamEvent.RECV_HEADERS,
+    );
+    if (fields === null) {
+      // HPACK bomb: the list exceeded SETTINGS_MAX_HEADER_LIST_SIZE, but the
+      // table is intact; answer 431 (RFC 9113 10.5.1) and go on.
+      this.#noteReset();
+      this.respond(id, [":status", "431", "content-length", "0"], true);
+      if (this.#streams.has(id)) {
+        this.#resetStream(id, ErrorCode.NO_ERROR, false);
+      }
+      return;
+    }
+    let head: RequestHead;
+    try {
+      head = validateRequest(id, fields);
+    } catch (error) {
+      if (!(error instanceof StreamError)) throw error;
+      this.#resetStream(id, error.code, true);
+      return;
+    }
+    created.contentLength = head.contentLength;
+    created.lastReceived = this.#now;
+    if (
+      frame.endStream && head.contentLength !== undefined &&
+      head.contentLength !== 0
+    ) {
+      // RFC 9113 8.1.1: a declared length with no DATA is malformed.
+      this.#resetStream(id, ErrorCode.PROTOCOL_ERROR, true);
+      return;
+    }
+    this.#events.request(id, head, frame.endStream);
+  }
+
+  #trailers(
+    stream: Stream,
+    frame: HeadersFrame,
+    fields: string[] | null,
+  ): void {
+    const id = stream.id;
+    if (!canReceive(stream.state)) {
+      // RFC 9113 5.1: half-closed (remote) answers STREAM_CLOSED.
+      this.#resetStream(id, ErrorCode.STREAM_CLOSED, true);
+      return;
+    }
+    // RFC 9113 8.1: a second HEADERS is trailers and ends the stream; a
+    // trailer section has no pseudo-header fields.
+    let bad = !frame.endStream || fields === null;
+    for (let i = 0; !bad && i < fields!.length; i += 2) {
+      if (fields![i]!.charCodeAt(0) === 0x3a) bad = true;
+    }
+    if (
+      bad ||
+      (stream.contentLength !== undefined &&
+        stream.received !== stream.contentLength)
+    ) {
+      this.#resetStream(id, ErrorCode.PROTOCOL_ERROR, true);
+      return;
+    }
+    this.#move(stream, StreamEvent.RECV_HEADERS_ES);
+    this.#events.data(id, null, true);
+  }
+
+  #rstStream(frame: RstStreamFrame): void {
+    const id = frame.streamId;
+    this.#checkIdle(id, FrameType.RST_STREAM);
+    const stream = this.#streams.get(id);
+    if (stream === undefined) return;
+    this.#noteReset();
+    this.#forget(stream);
+    this.#events.reset(id, frame.code);
+  }
+
+  #settings(frame: SettingsFrame): void {
+    if (frame.ack) {
+      if (!this.#settingsAcked) {
+        this.#settingsAcked = true;
+        this.#recvInitial = this.#options.streamWindowSize;
+      }
+      return;
+    }
+    const previous = this.#peer.initialWindowSize;
+    const s = frame.settings;
+    for (let i = 0; i < s.length; i += 2) {
+      applySetting(this.#peer, s[i]!, s[i + 1]!);
+      if (s[i] === SettingId.HEADER_TABLE_SIZE) {
+        this.#encoder.setMaxTableSize(s[i + 1]!);
+      }
+    }
+    const delta = this.#peer.initialWindowSize - previous;
+    if (delta !== 0) {
+      // RFC 9113 6.9.2: the change applies to every stream's send window;
+      // an overflow is a FLOW_CONTROL_ERROR.
+      for (const stream of this.#streams.values()) {
+        if (!stream.send.grow(delta)) {
+          throw new ConnectionError(
+            ErrorCode.FLOW_CONTROL_ERROR,
+            "Cannot apply SETTINGS_INITIAL_WINDOW_SIZE: a window exceeds 2^31-1",
+          );
+        }
+        if (delta > 0) this.#schedule(stream);
+      }
+    }
+    this.#writer.settingsAck();
+    this.#countControl();
+  }
+
+  #ping(frame: PingFrame): void {
+    if (frame.ack) return;
+    // RFC 9113 6.7: answer with the same payload and ACK.
+    this.#writer.ping(true, frame.data);
+    this.#countControl();
+  }
+
+  #goaway(): void {
+    // RFC 9113 6.8: the peer opens no more streams; ours may finish.
+    this.#peerGoaway = true;
+    this.#maybeDone();
+  }
+
+  #windowUpdate(frame: WindowUpdateFrame): void {
+    const id = frame.streamId;
+    if (id === 0) {
+      if (!this.#sendWindow.grow(frame.increment)) {
+        throw new ConnectionError(
+          ErrorCode.FLOW_CONTROL_ERROR,
+          "Cannot apply WINDOW_UPDATE: connection window exceeds 2^31-1",
+        );
+      }
+      // Every waiting stream may go on.
+      for (const stream of this.#streams.values()) this.#schedule(stream);
+      return;
+    }
+    this.#checkIdle(id, FrameType.WINDOW_UPDATE);
+    const stream = this.#streams.get(id);
+    if (stream === undefined) return;
+    if (!stream.send.grow(frame.increment)) {
+      // RFC 9113 6.9.1: overflow of a stream window is a stream error.
+      this.#resetStream(id, ErrorCode.FLOW_CONTROL_ERROR, true);
+      return;
+    }
+    this.#schedule(stream);
+  }
+
+  // ---- state ----
+
+  #move(stream: Stream, event: StreamEvent): void {
+    const next = transition(stream.state, event);
+    if (next === undefined) {
+      throw new StreamError(stream.id, ErrorCode.STREAM_CLOSED);
+    }
+    stream.state = next;
+    if (next === StreamState.CLOSED) this.#forget(stream);
+  }
+
+  /** Removes a closed stream; unconsumed content returns to the window. */
+  #forget(stream: Stream): void {
+    if (!this.#streams.delete(stream.id)) return;
+    stream.state = StreamState.CLOSED;
+    this.#recentClosed.add(stream.id);
+    this.#active--;
+    if (this.#active === 0) this.#idleSince = this.#now;
+    stream.queue = [];
+    stream.queued = 0;
+    if (stream.unconsumed > 0) {
+      this.#consumeConnection(stream.unconsumed);
+      stream.unconsumed = 0;
+    }
+    this.#maybeDone();
+  }
+
+  #resetStream(id: number, code: number, byPeer: boolean): void {
+    const stream = this.#streams.get(id);
+    this.#writer.rstStream(id, code);
+    this.#countControl();
+    this.#remember(id);
+    if (byPeer) this.#noteReset();
+    if (stream !== undefined) {
+      this.#forget(stream);
+      this.#events.reset(id, code);
+    }
+  }
+
+  #remember(id: number): void {
+    this.#recentResets.add(id);
+  }
+
+  #noteReset(): void {
+    // Rapid reset (CVE-2023-44487): count streams ended early per window.
+    if (this.#now - this.#resetWindowStart > RESET_WINDOW_MS) {
+      this.#resetWindowStart = this.#now;
+      this.#resetCount = 0;
+    }
+    if (
+      ++this.#resetCount >
+        (this.#options.maxResetsPerWindow ?? MAX_RESETS_PER_WINDOW)
+    ) {
+      throw new ConnectionError(
+        ErrorCode.ENHANCE_YOUR_CALM,
+        "Cannot continue: too many streams reset",
+      );
+    }
+  }
+
+  #countControl(): void {
+    if (
+      ++this.#queuedControl >
+        (this.#options.maxQueuedControlFrames ?? MAX_QUEUED_CONTROL_FRAMES)
+    ) {
+      throw new ConnectionError(
+        ErrorCode.ENHANCE_YOUR_CALM,
+        "Cannot continue: too many control frames queued",
+      );
+    }
+  }
+
+  #consumeConnection(n: number): void {
+    const inc = this.#recvWindow.consume(n);
+    if (inc > 0) this.#writer.windowUpdate(0, inc);
+  }
+
+  #fail(error: ConnectionError): void {
+    if (this.#phase === Phase.CLOSING) return;
+    this.#error = error;
+    this.#writer.goaway(
+      this.#lastPeerStreamId,
+      error.code,
+      textEncoder.encode(error.message.slice(0, 200)),
+    );
+    this.closeAll();
+  }
+
+  #maybeDone(): void {
+    if (
+      this.#active === 0 &&
+      (this.#phase === Phase.DRAINING || this.#peerGoaway) &&
+      this.#phase !== Phase.CLOSING
+    ) {
+      this.#phase = Phase.CLOSING;
+    }
+  }
+
+  // ---- sending ----
+
+  #schedule(stream: Stream): void {
+    if (stream.inSendList || (stream.queued === 0 && !stream.endQueued)) return;
+    stream.inSendList = true;
+    this.#sendList.push(stream);
+  }
+
+  /**
+   * Our END_STREAM went out. RFC 9113 8.1: a server that sent a complete
+   * response while the request is still open may end it with RST_STREAM
+   * NO_ERROR, so the client stops sending content nobody reads.
+   */
+  #ended(stream: Stream): void {
+    this.#move(stream, StreamEvent.SEND_DATA_ES);
+    if (stream.state === StreamState.HALF_CLOSED_LOCAL) {
+      this.#writer.rstStream(stream.id, ErrorCode.NO_ERROR);
+      this.#remember(stream.id);
+      this.#forget(stream);
+      this.#events.reset(stream.id, ErrorCode.NO_ERROR);
+    }
+  }
+
+  /** Frames queued content, one frame per stream per round (fair). */
+  #pump(): void {
+    const list = this.#sendList;
+    const writer = this.#writer;
+    const maxFrame = this.#peer.maxFrameSize;
+    while (this.#sendHead < list.length && writer.length < FLUSH_BUDGET) {
+      const stream = list[this.#sendHead++]!;
+      stream.inSendList = false;
+      if (!this.#streams.has(stream.id)) continue;
+      if (stream.queued > 0) {
+        const window = Math.min(
+          stream.send.available,
+          this.#sendWindow.available,
+        );
+        if (window <= 0) {
+          if (stream.stalledSince < 0) stream.stalledSince = this.#now;
+          continue;
+        }
+        stream.stalledSince = -1;
+        let n = Math.min(window, maxFrame, stream.queued);
+        const first = stream.queue[0]!;
+        let chunk: Uint8Array;
+        if (first.length - stream.offset <= n) {
+          chunk = stream.offset === 0 ? first : first.subarray(stream.offset);
+          n = chunk.length;
+          stream.queue.shift();
+          stream.offset = 0;
+        } else {
+          chunk = first.subarray(stream.offset, stream.offset + n);
+          stream.offset += n;
+        }
+        stream.queued -= n;
+        stream.send.available -= n;
+        this.#sendWindow.available -= n;
+        const end = stream.queued === 0 && stream.endQueued;
+        writer.data(stream.id, chunk, end);
+        if (end) {
+          this.#ended(stream);
+          continue;
+        }
+        if (stream.wantsWritable && stream.queued < STREAM_HIGH_WATER) {
+          stream.wantsWritable = false;
+          this.#events.writable(stream.id);
+        }
+        this.#schedule(stream);
+      } else if (stream.endQueued) {
+        writer.data(stream.id, EMPTY, true);
+        this.#ended(stream);
+      }
+    }
+    if (this.#sendHead === list.length) {
+      list.length = 0;
+      this.#sendHead = 0;
+    } else if (this.#sendHead > 1024) {
+      list.splice(0, this.#sendHead);
+      this.#sendHead = 0;
+    }
+  }
+}

@@ -1,0 +1,305 @@
+import assert from "node:assert/strict";
+import { HpackDecoder } from "../hpack/decoder.ts";
+import { HpackEncoder } from "../hpack/encoder.ts";
+import {
+  H2Connection,
+  type H2ConnectionEvents,
+  type H2ConnectionOptions,
+} from "./conn.ts";
+import { ErrorCode } from "./errors.ts";
+import {
+  CLIENT_PREFACE,
+  type DataFrame,
+  decodeFrame,
+  type Frame,
+  FrameType,
+  type GoawayFrame,
+  type HeadersFrame,
+  type RstStreamFrame,
+  type WindowUpdateFrame,
+} from "./frame.ts";
+import { FrameWriter } from "./frame_write.ts";
+import type { RequestHead } from "./request_fields.ts";
+
+const OPTIONS: H2ConnectionOptions = {
+  maxConcurrentStreams: 10,
+  streamWindowSize: 65535,
+  connectionWindowSize: 65535,
+  maxFrameSize: 16384,
+  maxHeaderListSize: 16384,
+  headerTableSize: 4096,
+  idleTimeoutMs: 1000,
+  headerTimeoutMs: 500,
+};
+
+/** A scripted peer: builds client frames, records events, reads output. */
+class Harness implements H2ConnectionEvents {
+  conn: H2Connection;
+  requests: [number, RequestHead, boolean][] = [];
+  chunks: [number, Uint8Array | null, boolean][] = [];
+  resets: [number, number][] = [];
+  writables: number[] = [];
+  #enc = new HpackEncoder({ huffman: false });
+  #dec = new HpackDecoder();
+  now = 0;
+
+  constructor(
+    options: Partial<H2ConnectionOptions> = {},
+    settings: number[] = [],
+  ) {
+    this.conn = new H2Connection({ ...OPTIONS, ...options }, this, 0);
+    const w = new FrameWriter();
+    w.settings(settings);
+    w.settingsAck();
+    const first = w.take()!;
+    const bytes = new Uint8Array(CLIENT_PREFACE.length + first.length);
+    bytes.set(CLIENT_PREFACE);
+    bytes.set(first, CLIENT_PREFACE.length);
+    this.conn.receive(bytes, this.now);
+    this.out();
+  }
+
+  request(streamId: number, head: RequestHead, endStream: boolean): void {
+    this.requests.push([streamId, head, endStream]);
+  }
+  data(streamId: number, chunk: Uint8Array | null, end: boolean): void {
+    this.chunks.push([streamId, chunk, end]);
+  }
+  reset(streamId: number, code: number): void {
+    this.resets.push([streamId, code]);
+  }
+  writable(streamId: number): void {
+    this.writables.push(streamId);
+  }
+
+  send(build: (w: FrameWriter) => void): void {
+    const w = new FrameWriter();
+    build(w);
+    this.conn.receive(w.take()!.slice(), this.now);
+  }
+
+  get(id: number, endStream = true, path = "/"): void {
+    const block = this.#enc.encode([
+      ":method",
+      "GET",
+      ":scheme",
+      "http",
+      ":path",
+      path,
+    ]);
+    this.send((w) => w.headers(id, block, endStream, 16384));
+  }
+
+  /** Frames the connection wrote since the last call. */
+  out(): Frame[] {
+    const frames: Frame[] = [];
+    let bytes = this.conn.takeOutput()?.slice() ?? new Uint8Array(0);
+    while (bytes.length > 0) {
+      const d = decodeFrame(bytes, 1 << 24)!;
+      frames.push(d.frame);
+      if (d.frame.type === FrameType.HEADERS) {
+        (d.frame as HeadersFrame & { fields?: string[] }).fields = this.#dec
+          .decode(
+            (d.frame as HeadersFrame).fragment,
+          );
+      }
+      bytes = bytes.subarray(d.size);
+    }
+    this.conn.written();
+    return frames;
+  }
+}
+
+const of = <T extends Frame>(frames: Frame[], type: number) =>
+  frames.filter((f) => f.type === type) as T[];
+
+Deno.test("H2Connection queues SETTINGS as its preface", () => {
+  const conn = new H2Connection(OPTIONS, new Harness(), 0);
+  const first = decodeFrame(conn.takeOutput()!, 16384)!.frame;
+  assert.equal(first.type, FrameType.SETTINGS);
+});
+
+Deno.test("H2Connection emits a request and frames the response", () => {
+  const h = new Harness();
+  h.get(1, true, "/a");
+  assert.equal(h.requests.length, 1);
+  assert.equal(h.requests[0]![1].path, "/a");
+  assert.equal(h.requests[0]![2], true);
+  h.conn.respond(1, [":status", "200", "content-length", "2"], false);
+  h.conn.send(1, Uint8Array.of(104, 105), true);
+  const frames = h.out();
+  const head = of<HeadersFrame & { fields: string[] }>(
+    frames,
+    FrameType.HEADERS,
+  )[0]!;
+  assert.deepEqual(head.fields, [":status", "200", "content-length", "2"]);
+  const body = of<DataFrame>(frames, FrameType.DATA)[0]!;
+  assert.deepEqual([...body.data], [104, 105]);
+  assert.equal(body.endStream, true);
+  assert.equal(h.conn.activeStreams, 0);
+});
+
+Deno.test("H2Connection paces response data by the peer's stream window", () => {
+  const h = new Harness({}, [4, 10]);
+  h.get(1);
+  h.conn.respond(1, [":status", "200"], false);
+  h.conn.send(1, new Uint8Array(25), true);
+  assert.deepEqual(
+    of<DataFrame>(h.out(), FrameType.DATA).map((f) => f.data.length),
+    [10],
+  );
+  h.send((w) => w.windowUpdate(1, 10));
+  assert.deepEqual(
+    of<DataFrame>(h.out(), FrameType.DATA).map((f) => f.data.length),
+    [10],
+  );
+  h.send((w) => w.windowUpdate(1, 100));
+  const last = of<DataFrame>(h.out(), FrameType.DATA);
+  assert.deepEqual(last.map((f) => [f.data.length, f.endStream]), [[5, true]]);
+});
+
+Deno.test("H2Connection applies a SETTINGS_INITIAL_WINDOW_SIZE change to open streams", () => {
+  const h = new Harness({}, [4, 0]);
+  h.get(1);
+  h.conn.respond(1, [":status", "200"], false);
+  h.conn.send(1, new Uint8Array(50), true);
+  assert.equal(of(h.out(), FrameType.DATA).length, 0);
+  h.send((w) => w.settings([4, 20]));
+  assert.deepEqual(
+    of<DataFrame>(h.out(), FrameType.DATA).map((f) => f.data.length),
+    [20],
+  );
+});
+
+Deno.test("H2Connection credits consumed request data with WINDOW_UPDATE", () => {
+  const h = new Harness();
+  h.get(1, false);
+  h.send((w) => w.data(1, new Uint8Array(16384), false));
+  assert.equal(h.chunks[0]![1]!.length, 16384);
+  assert.equal(of(h.out(), FrameType.WINDOW_UPDATE).length, 0);
+  h.conn.consume(1, 16384);
+  const updates = of<WindowUpdateFrame>(h.out(), FrameType.WINDOW_UPDATE);
+  assert.deepEqual(updates.map((f) => [f.streamId, f.increment]).sort(), [[
+    0,
+    16384,
+  ], [1, 16384]]);
+});
+
+Deno.test("H2Connection refuses streams beyond the concurrency limit", () => {
+  const h = new Harness({ maxConcurrentStreams: 1 });
+  h.get(1);
+  h.get(3);
+  const rst = of<RstStreamFrame>(h.out(), FrameType.RST_STREAM);
+  assert.deepEqual(rst.map((f) => [f.streamId, f.code]), [[
+    3,
+    ErrorCode.REFUSED_STREAM,
+  ]]);
+});
+
+Deno.test("H2Connection ends a rapid-reset connection with ENHANCE_YOUR_CALM", () => {
+  const h = new Harness({ maxResetsPerWindow: 5 });
+  for (let id = 1; id <= 11; id += 2) {
+    h.get(id, false);
+    h.send((w) => w.rstStream(id, ErrorCode.CANCEL));
+  }
+  const g = of<GoawayFrame>(h.out(), FrameType.GOAWAY)[0]!;
+  assert.equal(g.code, ErrorCode.ENHANCE_YOUR_CALM);
+  assert.equal(h.conn.finished, true);
+});
+
+Deno.test("H2Connection allows resets spread over time", () => {
+  const h = new Harness({ maxResetsPerWindow: 5 });
+  for (let id = 1; id <= 41; id += 2) {
+    h.now += 3000;
+    h.get(id, false);
+    h.send((w) => w.rstStream(id, ErrorCode.CANCEL));
+  }
+  assert.equal(of(h.out(), FrameType.GOAWAY).length, 0);
+});
+
+Deno.test("H2Connection ends a PING flood that is not read with ENHANCE_YOUR_CALM", () => {
+  const h = new Harness({ maxQueuedControlFrames: 10 });
+  for (let i = 0; i < 10; i++) h.send((w) => w.ping(false, new Uint8Array(8)));
+  assert.equal(h.conn.finished, false);
+  h.send((w) => w.ping(false, new Uint8Array(8)));
+  assert.equal(
+    of<GoawayFrame>(h.out(), FrameType.GOAWAY)[0]!.code,
+    ErrorCode.ENHANCE_YOUR_CALM,
+  );
+});
+
+Deno.test("H2Connection allows many PINGs whose answers are written", () => {
+  const h = new Harness({ maxQueuedControlFrames: 10 });
+  for (let i = 0; i < 100; i++) {
+    h.send((w) => w.ping(false, new Uint8Array(8)));
+    h.out();
+  }
+  assert.equal(h.conn.finished, false);
+});
+
+Deno.test("tick() sends GOAWAY and finishes an idle connection", () => {
+  const h = new Harness();
+  h.conn.tick(500);
+  assert.equal(h.conn.finished, false);
+  h.conn.tick(1001);
+  assert.equal(
+    of<GoawayFrame>(h.out(), FrameType.GOAWAY)[0]!.code,
+    ErrorCode.NO_ERROR,
+  );
+  assert.equal(h.conn.finished, true);
+});
+
+Deno.test("tick() resets a stream stalled on a zero window", () => {
+  const h = new Harness({ idleTimeoutMs: 10_000 }, [4, 0]);
+  h.get(1);
+  h.conn.respond(1, [":status", "200"], false);
+  h.conn.send(1, new Uint8Array(10), true);
+  h.out();
+  h.conn.tick(400);
+  assert.equal(h.resets.length, 0);
+  h.conn.tick(501);
+  assert.deepEqual(h.resets, [[1, ErrorCode.CANCEL]]);
+  assert.equal(
+    of<RstStreamFrame>(h.out(), FrameType.RST_STREAM)[0]!.code,
+    ErrorCode.CANCEL,
+  );
+});
+
+Deno.test("tick() ends a connection whose SETTINGS are not acknowledged", () => {
+  const conn = new H2Connection(OPTIONS, new Harness(), 0);
+  conn.takeOutput();
+  conn.receive(CLIENT_PREFACE, 0);
+  const w = new FrameWriter();
+  w.settings([]);
+  conn.receive(w.take()!.slice(), 0);
+  conn.tick(501);
+  assert.equal(conn.error?.code, ErrorCode.SETTINGS_TIMEOUT);
+});
+
+Deno.test("shutdown() names the last stream, ignores newer ones, and finishes when streams end", () => {
+  const h = new Harness();
+  h.get(1);
+  h.conn.shutdown();
+  const g = of<GoawayFrame>(h.out(), FrameType.GOAWAY)[0]!;
+  assert.equal(g.lastStreamId, 1);
+  h.get(3);
+  assert.equal(h.requests.length, 1);
+  assert.equal(h.conn.finished, false);
+  h.conn.respond(1, [":status", "204"], true);
+  assert.equal(h.conn.finished, true);
+});
+
+Deno.test("H2Connection sends RST_STREAM NO_ERROR after a complete response to an unfinished request", () => {
+  const h = new Harness();
+  h.get(1, false);
+  h.conn.respond(1, [":status", "200"], false);
+  h.conn.send(1, Uint8Array.of(1), true);
+  const frames = h.out();
+  assert.deepEqual(frames.map((f) => f.type), [
+    FrameType.HEADERS,
+    FrameType.DATA,
+    FrameType.RST_STREAM,
+  ]);
+  assert.equal((frames[2] as RstStreamFrame).code, ErrorCode.NO_ERROR);
+  assert.deepEqual(h.resets, [[1, ErrorCode.NO_ERROR]]);
+});

@@ -1,0 +1,505 @@
+/**
+ * The HTTP/2 driver: the only part of the HTTP/2 engine that touches the
+ * socket. It feeds received bytes to the {@linkcode H2Connection}, runs one
+ * handler per stream through `dispatch()`, sends responses paced by the
+ * peer's windows, and writes the frames of each turn with one `write`.
+ *
+ * @module
+ */
+import type { Body } from "../../body.ts";
+import { HttpHeaders } from "../../headers.ts";
+import { type BodyReader, createRequest, type Request } from "../../request.ts";
+import type { Response } from "../../response.ts";
+import type {
+  ConnectionDriver,
+  ConnectionInfo,
+  ServedConnection,
+  ServerContext,
+} from "../conn/types.ts";
+import { httpDate } from "../date.ts";
+import { dispatch } from "../dispatch.ts";
+import {
+  H2Connection,
+  type H2ConnectionEvents,
+  STREAM_HIGH_WATER,
+} from "./conn.ts";
+import { ErrorCode } from "./errors.ts";
+import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
+import {
+  MAX_MAX_FRAME_SIZE,
+  MAX_WINDOW_SIZE,
+  MIN_MAX_FRAME_SIZE,
+} from "./settings.ts";
+
+/** Size of the reusable read buffer: a few TLS records or TCP segments. */
+const READ_BUFFER_SIZE = 64 * 1024;
+/**
+ * How long the final GOAWAY may take to leave before the socket is closed
+ * anyway: a peer that stopped reading must not hold the connection.
+ */
+const FINAL_FLUSH_MS = 1000;
+/** Bounds of the timer period that applies the connection's timeouts. */
+const MIN_TICK_MS = 20;
+const MAX_TICK_MS = 1000;
+/**
+ * Handlers that may still run on one connection, counting those whose
+ * stream the peer already reset: resets do not stop a handler, so without
+ * this cap a rapid-reset client could pile up work (CVE-2023-44487).
+ */
+const HANDLER_FACTOR = 2;
+
+const EMPTY = new Uint8Array(0);
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+/** Serves an HTTP/2 connection (RFC 9113). */
+export const serveH2: ConnectionDriver = (conn, initial, server, info) =>
+  new H2Driver(conn, initial, server, info).served;
+
+/** A request body fed by DATA frames and read by the handler. */
+class StreamBody implements BodyReader {
+  readonly length: number | undefined;
+  #driver: H2Driver;
+  #id: number;
+  #chunks: Uint8Array[] = [];
+  #ended = false;
+  #error: Error | undefined;
+  #cancelled = false;
+  #waiter: ((chunk: Uint8Array | null) => void) | undefined;
+  #fail: ((error: Error) => void) | undefined;
+
+  constructor(driver: H2Driver, id: number, length: number | undefined) {
+    this.#driver = driver;
+    this.#id = id;
+    this.length = length;
+  }
+
+  push(chunk: Uint8Array | null, end: boolean): void {
+    if (end) this.#ended = true;
+    if (chunk !== null && this.#cancelled) {
+      this.#driver.consume(this.#id, chunk.length);
+      return;
+    }
+    const waiter = this.#waiter;
+    if (waiter !== undefined && (chunk !== null || end)) {
+      this.#waiter = this.#fail = undefined;
+      if (chunk !== null) this.#driver.consume(this.#id, chunk.length);
+      waiter(chunk);
+      return;
+    }
+    if (chunk !== null) this.#chunks.push(chunk);
+  }
+
+  abort(code: number): void {
+    if (this.#ended && this.#chunks.length === 0) return;
+    this.#error = new Error(`Cannot read request body: stream reset (${code})`);
+    this.#chunks = [];
+    const fail = this.#fail;
+    this.#waiter = this.#fail = undefined;
+    fail?.(this.#error);
+  }
+
+  read(): Promise<Uint8Array | null> {
+    const chunk = this.#chunks.shift();
+    if (chunk !== undefined) {
+      this.#driver.consume(this.#id, chunk.length);
+      return Promise.resolve(chunk);
+    }
+    if (this.#error) return Promise.reject(this.#error);
+    if (this.#ended || this.#cancelled) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      this.#waiter = resolve;
+      this.#fail = reject;
+    });
+  }
+
+  cancel(): void {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    let n = 0;
+    for (const chunk of this.#chunks) n += chunk.length;
+    this.#chunks = [];
+    if (n > 0) this.#driver.consume(this.#id, n);
+    const waiter = this.#waiter;
+    this.#waiter = this.#fail = undefined;
+    waiter?.(null);
+  }
+}
+
+/** What the driver keeps per stream while its handler runs. */
+interface StreamContext {
+  body: StreamBody | null;
+  writable: (() => void) | undefined;
+  reset: boolean;
+}
+
+class H2Driver implements H2ConnectionEvents {
+  readonly served: ServedConnection;
+  #socket: Deno.Conn;
+  #server: ServerContext;
+  #info: ConnectionInfo;
+  #h2: H2Connection;
+  #streams = new Map<number, StreamContext>();
+  #handlers = 0;
+  #maxHandlers: number;
+  #writing = false;
+  #writeStart = 0;
+  #flushQueued = false;
+  #closed = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #tickMs: number;
+  #done!: () => void;
+  #reading: Promise<void> | undefined;
+  #drained: (() => void)[] = [];
+
+  constructor(
+    socket: Deno.Conn,
+    initial: Uint8Array,
+    server: ServerContext,
+    info: ConnectionInfo,
+  ) {
+    this.#socket = socket;
+    this.#server = server;
+    this.#info = info;
+    const limits = server.limits;
+    this.#maxHandlers = limits.h2MaxConcurrentStreams * HANDLER_FACTOR;
+    this.#h2 = new H2Connection(
+      {
+        maxConcurrentStreams: limits.h2MaxConcurrentStreams,
+        streamWindowSize: clamp(limits.h2StreamWindowSize, 0, MAX_WINDOW_SIZE),
+        connectionWindowSize: clamp(
+          limits.h2ConnectionWindowSize,
+          0,
+          MAX_WINDOW_SIZE,
+        ),
+        // RFC 9113 6.5.2: SETTINGS_MAX_FRAME_SIZE is 2^14 to 2^24-1.
+        maxFrameSize: clamp(
+          limits.h2MaxFrameSize,
+          MIN_MAX_FRAME_SIZE,
+          MAX_MAX_FRAME_SIZE,
+        ),
+        maxHeaderListSize: limits.h2MaxHeaderListSize,
+        headerTableSize: limits.h2HeaderTableSize,
+        idleTimeoutMs: limits.keepAliveTimeoutMs,
+        headerTimeoutMs: limits.headerTimeoutMs,
+      },
+      this,
+      Date.now(),
+    );
+    this.#tickMs = Math.max(
+      MIN_TICK_MS,
+      Math.min(
+        MAX_TICK_MS,
+        Math.min(limits.keepAliveTimeoutMs, limits.headerTimeoutMs) / 4,
+      ),
+    );
+    const closed = new Promise<void>((resolve) => (this.#done = resolve));
+    this.served = {
+      shutdown: () => {
+        this.#h2.shutdown();
+        this.#flush();
+      },
+      close: () => this.#close(),
+      closed,
+    };
+    this.#timer = setTimeout(this.#tick, this.#tickMs);
+    if (initial.length > 0) this.#h2.receive(initial, Date.now());
+    this.#flush();
+    this.#reading = this.#readLoop();
+  }
+
+  // ---- I/O ----
+
+  async #readLoop(): Promise<void> {
+    const buf = new Uint8Array(READ_BUFFER_SIZE);
+    const h2 = this.#h2;
+    try {
+      while (!this.#closed && !h2.finished) {
+        const n = await this.#socket.read(buf);
+        if (n === null) break;
+        h2.receive(buf.subarray(0, n), Date.now());
+        this.#flush();
+      }
+    } catch {
+      // Reset by the peer or closed by us.
+    }
+    if (!this.#closed) await this.#finish();
+  }
+
+  /** Writes what is left (bounded in time), then closes. */
+  async #finish(): Promise<void> {
+    if (this.#h2.finished) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#whenDrained(),
+        new Promise<void>((r) => (timer = setTimeout(r, FINAL_FLUSH_MS))),
+      ]);
+      clearTimeout(timer);
+    }
+    this.#close();
+  }
+
+  #whenDrained(): Promise<void> {
+    this.#flush();
+    if (!this.#writing && this.#h2.outputLength === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  #tick = (): void => {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const now = Date.now();
+    // A peer that stops reading leaves our write pending: past the idle
+    // timeout the connection is given up (nginx's send_timeout).
+    if (
+      this.#writing &&
+      now - this.#writeStart > this.#server.limits.keepAliveTimeoutMs
+    ) {
+      this.#close();
+      return;
+    }
+    this.#h2.tick(now);
+    this.#flush();
+    if (!this.#closed) this.#timer = setTimeout(this.#tick, this.#tickMs);
+  };
+
+  /** Schedules one write of everything queued in this turn. */
+  scheduleFlush(): void {
+    if (this.#flushQueued || this.#writing) return;
+    this.#flushQueued = true;
+    queueMicrotask(() => {
+      this.#flushQueued = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    if (this.#writing || this.#closed) return;
+    const bytes = this.#h2.takeOutput();
+    if (bytes === null) {
+      const drained = this.#drained;
+      if (drained.length > 0) {
+        this.#drained = [];
+        for (const resolve of drained) resolve();
+      }
+      if (this.#h2.finished) this.#close();
+      return;
+    }
+    this.#writing = true;
+    this.#writeStart = Date.now();
+    this.#write(bytes).then(
+      () => {
+        this.#writing = false;
+        this.#h2.written();
+        this.#flush();
+      },
+      () => {
+        this.#writing = false;
+        this.#close();
+      },
+    );
+  }
+
+  async #write(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < bytes.length) {
+      at += await this.#socket.write(at === 0 ? bytes : bytes.subarray(at));
+    }
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    try {
+      this.#socket.close();
+    } catch {
+      // Already closed.
+    }
+    this.#h2.closeAll();
+    const drained = this.#drained;
+    this.#drained = [];
+    for (const resolve of drained) resolve();
+    (this.#reading ?? Promise.resolve()).finally(() => this.#done());
+  }
+
+  consume(id: number, n: number): void {
+    this.#h2.consume(id, n);
+    this.scheduleFlush();
+  }
+
+  // ---- events from the connection ----
+
+  request(id: number, head: RequestHead, endStream: boolean): void {
+    const server = this.#server;
+    if (head.method === "CONNECT" || this.#handlers >= this.#maxHandlers) {
+      // CONNECT (RFC 9113 8.5) is not supported; too many running handlers
+      // (reset streams included) means the peer must retry later.
+      if (head.method === "CONNECT") {
+        this.#h2.respond(id, [":status", "501", "content-length", "0"], true);
+      } else {
+        this.#h2.refuse(id);
+      }
+      return;
+    }
+    const body = endStream
+      ? null
+      : new StreamBody(this, id, head.contentLength);
+    const ctx: StreamContext = { body, writable: undefined, reset: false };
+    this.#streams.set(id, ctx);
+    const req = createRequest({
+      method: head.method,
+      target: head.path,
+      protocol: "HTTP/2",
+      headers: HttpHeaders.fromTrusted(head.names, head.values),
+      remoteAddress: this.#info.remoteAddress,
+      secure: this.#info.secure,
+      body,
+      bodyLimit: server.limits.maxBodyBytes,
+    });
+    this.#handlers++;
+    const result = dispatch(server, req);
+    if (result instanceof Promise) {
+      result.then((res) => this.#respond(id, ctx, req, res));
+    } else {
+      this.#respond(id, ctx, req, result);
+    }
+  }
+
+  data(id: number, chunk: Uint8Array | null, end: boolean): void {
+    const body = this.#streams.get(id)?.body;
+    if (body) body.push(chunk, end);
+    else if (chunk !== null) this.consume(id, chunk.length);
+  }
+
+  reset(id: number, code: number): void {
+    const ctx = this.#streams.get(id);
+    if (ctx === undefined) return;
+    ctx.reset = true;
+    ctx.body?.abort(code);
+    const wake = ctx.writable;
+    ctx.writable = undefined;
+    wake?.();
+  }
+
+  writable(id: number): void {
+    const ctx = this.#streams.get(id);
+    const wake = ctx?.writable;
+    if (ctx) ctx.writable = undefined;
+    wake?.();
+  }
+
+  // ---- responses ----
+
+  #respond(id: number, ctx: StreamContext, req: Request, res: Response): void {
+    this.#handlers--;
+    try {
+      this.#sendResponse(id, ctx, req, res);
+    } catch (error) {
+      // A field the encoder refuses (a character above U+00FF): the stream
+      // cannot carry this response.
+      this.#streams.delete(id);
+      this.#h2.reset(id, ErrorCode.INTERNAL_ERROR);
+      this.scheduleFlush();
+      void res.body.cancel();
+      this.#server.onError(error, req);
+    }
+  }
+
+  #sendResponse(
+    id: number,
+    ctx: StreamContext,
+    req: Request,
+    res: Response,
+  ): void {
+    const h2 = this.#h2;
+    const body = res.body;
+    if (ctx.reset || this.#closed || !h2.canSend(id)) {
+      this.#streams.delete(id);
+      void body.cancel();
+      return;
+    }
+    const status = res.status;
+    const length = body.contentLength;
+    const fields: string[] = [":status", String(status)];
+    let flags = 0;
+    res.headers.forEach((name, value) => {
+      // RFC 9113 8.2.2: connection-specific fields are not sent.
+      if (CONNECTION_SPECIFIC.has(name)) return;
+      switch (name) {
+        case "date":
+          flags |= 1;
+          break;
+        case "server":
+          flags |= 2;
+          break;
+        case "x-service-build":
+          flags |= 4;
+          break;
+        case "content-length":
+          if (length !== undefined) return;
+          break;
+      }
+      fields.push(name, value);
+    });
+    if (!(flags & 1)) fields.push("date", httpDate());
+    const serverHeader = this.#server.serverHeader;
+    if (!(flags & 2)) fields.push("server", serverHeader);
+    if (!(flags & 4)) fields.push("x-service-build", serverHeader);
+    // RFC 9110 8.6: no Content-Length in 1xx and 204 responses.
+    if (
+      length !== undefined && status !== 204 && status !== 304 && status >= 200
+    ) {
+      fields.push("content-length", String(length));
+    }
+    // RFC 9110 9.3.2, 15.3.5, 15.4.5: HEAD, 204 and 304 have no content.
+    const noContent = req.method === "HEAD" || status === 204 || status === 304;
+    if (noContent || length === 0) {
+      this.#streams.delete(id);
+      h2.respond(id, fields, true);
+      void body.cancel();
+      this.scheduleFlush();
+      return;
+    }
+    h2.respond(id, fields, false);
+    const bytes = body.kind === "bytes" ? body.buffered : undefined;
+    if (bytes !== undefined) {
+      this.#streams.delete(id);
+      h2.send(id, bytes, true);
+      this.scheduleFlush();
+      return;
+    }
+    this.#sendBody(id, ctx, body).finally(() => this.#streams.delete(id));
+  }
+
+  async #sendBody(id: number, ctx: StreamContext, body: Body): Promise<void> {
+    const h2 = this.#h2;
+    try {
+      for await (const chunk of body.chunks()) {
+        if (ctx.reset || this.#closed) break;
+        if (chunk.length === 0) continue;
+        h2.send(id, chunk, false);
+        this.scheduleFlush();
+        if (h2.queued(id) > STREAM_HIGH_WATER) {
+          await new Promise<void>((resolve) => {
+            ctx.writable = resolve;
+            h2.notifyWritable(id);
+          });
+          if (ctx.reset || this.#closed) break;
+        }
+      }
+      if (ctx.reset || this.#closed) {
+        await body.cancel();
+        return;
+      }
+      h2.send(id, EMPTY, true);
+    } catch {
+      // The body source failed mid-response: the stream cannot complete.
+      h2.reset(id, ErrorCode.INTERNAL_ERROR);
+      await body.cancel();
+    }
+    this.scheduleFlush();
+  }
+}

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { ErrorCode, StreamError } from "./errors.ts";
+import { validateRequest } from "./request_fields.ts";
+
+const base = [
+  ":method",
+  "GET",
+  ":scheme",
+  "https",
+  ":authority",
+  "a.example",
+  ":path",
+  "/x?y",
+];
+
+Deno.test("validateRequest() returns the pseudo-headers and regular fields", () => {
+  const head = validateRequest(1, [
+    ...base,
+    "accept",
+    "*/*",
+    "content-length",
+    "3",
+  ]);
+  assert.equal(head.method, "GET");
+  assert.equal(head.path, "/x?y");
+  assert.equal(head.contentLength, 3);
+  assert.deepEqual(head.names, ["accept", "content-length", "host"]);
+  assert.deepEqual(head.values, ["*/*", "3", "a.example"]);
+});
+
+Deno.test("validateRequest() joins cookie crumbs with '; '", () => {
+  const head = validateRequest(1, [...base, "cookie", "a=1", "cookie", "b=2"]);
+  assert.equal(head.values[head.names.indexOf("cookie")], "a=1; b=2");
+});
+
+const malformed: [string, string[]][] = [
+  ["no :method", [":scheme", "https", ":path", "/"]],
+  ["no :scheme", [":method", "GET", ":path", "/"]],
+  ["no :path", [":method", "GET", ":scheme", "https"]],
+  ["an empty :path", [":method", "GET", ":scheme", "https", ":path", ""]],
+  ["a relative :path", [":method", "GET", ":scheme", "https", ":path", "x"]],
+  ["* with GET", [":method", "GET", ":scheme", "https", ":path", "*"]],
+  ["two :method", [...base, ":method", "GET"]],
+  ["an unknown pseudo-header", [...base, ":protocol", "websocket"]],
+  [":status", [...base, ":status", "200"]],
+  ["a pseudo-header after a regular one", [
+    ":method",
+    "GET",
+    "a",
+    "1",
+    ":scheme",
+    "https",
+    ":path",
+    "/",
+  ]],
+  ["an uppercase name", [...base, "Accept", "x"]],
+  ["a name with a space", [...base, "a b", "x"]],
+  ["connection", [...base, "connection", "close"]],
+  ["te: gzip", [...base, "te", "gzip"]],
+  ["a value with LF", [...base, "a", "1\n2"]],
+  ["a value with a trailing tab", [...base, "a", "1\t"]],
+  ["a non-numeric content-length", [...base, "content-length", "1x"]],
+  ["conflicting content-length", [
+    ...base,
+    "content-length",
+    "1",
+    "content-length",
+    "2",
+  ]],
+  ["host differing from :authority", [...base, "host", "b.example"]],
+  ["CONNECT with :path", [
+    ":method",
+    "CONNECT",
+    ":authority",
+    "a:1",
+    ":path",
+    "/",
+  ]],
+];
+for (const [name, fields] of malformed) {
+  Deno.test(`validateRequest() rejects ${name} with PROTOCOL_ERROR`, () => {
+    assert.throws(
+      () => validateRequest(7, fields),
+      (e: unknown) =>
+        e instanceof StreamError && e.code === ErrorCode.PROTOCOL_ERROR &&
+        e.streamId === 7,
+    );
+  });
+}
+
+Deno.test("validateRequest() accepts OPTIONS * and CONNECT with :authority only", () => {
+  assert.equal(
+    validateRequest(1, [":method", "OPTIONS", ":scheme", "http", ":path", "*"])
+      .path,
+    "*",
+  );
+  assert.equal(
+    validateRequest(1, [":method", "CONNECT", ":authority", "a:443"]).authority,
+    "a:443",
+  );
+});
