@@ -37,9 +37,40 @@ const FORBIDDEN_VALUE = /[\r\n\0]/;
  * assert.deepEqual(headers.getAll("Set-Cookie"), ["a=1", "b=2"]);
  * ```
  */
+let trustedNames: string[] | undefined;
+let trustedValues: string[] | undefined;
+let namesOf: (headers: HttpHeaders) => string[];
+let valuesOf: (headers: HttpHeaders) => string[];
+
+/**
+ * The internal array of lower-case names of a header map, for the protocol
+ * encoders (no copy, no allocation). Internal to the package; never mutate.
+ *
+ * @param headers The map.
+ * @returns The names, parallel to {@linkcode headerValues}.
+ */
+export function headerNames(headers: HttpHeaders): readonly string[] {
+  return namesOf(headers);
+}
+
+/**
+ * The internal array of values of a header map. Internal to the package.
+ *
+ * @param headers The map.
+ * @returns The values, parallel to {@linkcode headerNames}.
+ */
+export function headerValues(headers: HttpHeaders): readonly string[] {
+  return valuesOf(headers);
+}
+
 export class HttpHeaders implements Iterable<[string, string]> {
-  #names: string[] = [];
-  #values: string[] = [];
+  #names: string[];
+  #values: string[];
+
+  static {
+    namesOf = (h) => h.#names;
+    valuesOf = (h) => h.#values;
+  }
 
   /**
    * Creates a header map.
@@ -47,6 +78,14 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * @param init Fields to copy: another map, `[name, value]` pairs or a record.
    */
   constructor(init?: HeadersInit) {
+    if (trustedNames !== undefined) {
+      this.#names = trustedNames;
+      this.#values = trustedValues!;
+      trustedNames = trustedValues = undefined;
+      return;
+    }
+    this.#names = [];
+    this.#values = [];
     if (init === undefined) return;
     if (init instanceof HttpHeaders) {
       this.#names = init.#names.slice();
@@ -78,10 +117,9 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * ```
    */
   static fromTrusted(names: string[], values: string[]): HttpHeaders {
-    const headers = new HttpHeaders();
-    headers.#names = names;
-    headers.#values = values;
-    return headers;
+    trustedNames = names;
+    trustedValues = values;
+    return new HttpHeaders();
   }
 
   /** The number of fields, counting repeated names separately. */

@@ -57,6 +57,8 @@ export interface RequestFields {
 }
 
 let fromFields: (fields: RequestFields) => Request;
+/** Set by createRequest() for the constructor to adopt, without copies. */
+let pending: RequestFields | undefined;
 let assignMatch: (
   req: Request,
   params: Record<string, string>,
@@ -113,16 +115,8 @@ export class Request {
 
   static {
     fromFields = (f) => {
-      const req = new Request(f.target, {
-        method: f.method,
-        headers: f.headers,
-        protocol: f.protocol,
-        secure: f.secure,
-        bodyLimit: f.bodyLimit,
-        remoteAddress: f.remoteAddress,
-      });
-      req.#reader = f.body;
-      return req;
+      pending = f;
+      return new Request(f.target);
     };
     assignMatch = (req, params, route) => {
       req.#params = params;
@@ -138,6 +132,19 @@ export class Request {
    * @param init Method, headers, body and connection facts.
    */
   constructor(target: string, init?: RequestInit) {
+    const fields = pending;
+    if (fields !== undefined) {
+      pending = undefined;
+      this.method = fields.method;
+      this.target = target;
+      this.protocol = fields.protocol;
+      this.remoteAddress = fields.remoteAddress;
+      this.secure = fields.secure;
+      this.bodyLimit = fields.bodyLimit;
+      this.#headers = fields.headers;
+      this.#reader = fields.body;
+      return;
+    }
     this.method = init?.method ?? "GET";
     this.target = target;
     this.protocol = init?.protocol ?? "HTTP/1.1";

@@ -10,10 +10,11 @@ const storage = new AsyncLocalStorage<RequestContext>();
 
 /**
  * The context of the request being handled: the request and a map of
- * attributes. The server runs every handler inside one, so code deep in a
- * call tree (a logger, a database wrapper) can reach the request without
- * passing it down. It is the analogue of a Java `ScopedValue`, built on
- * `AsyncLocalStorage`.
+ * attributes. A server started with `requestContext: true` runs every
+ * handler inside one, so code deep in a call tree (a logger, a database
+ * wrapper) can reach the request without passing it down. It is the analogue
+ * of a Java `ScopedValue`, built on `AsyncLocalStorage`; it is opt-in because
+ * that costs about 3.6 µs per request.
  *
  * @example Reach the current request
  * ```ts

@@ -38,7 +38,13 @@ export interface ServerOptions {
   limits?: Partial<ServerLimits>;
   /** Accept HTTP/2 (TLS ALPN `h2` and plaintext prior knowledge). Default `true`. */
   http2?: boolean;
-  /** Run handlers inside a `RequestContext`. Default `true`. */
+  /**
+   * Run handlers inside a `RequestContext`, so `RequestContext.current()`
+   * works anywhere in a request's async call tree. Default `false`: it rests
+   * on `AsyncLocalStorage`, which measured about 3.6 µs per request (a third
+   * of the whole HTTP/1.1 cost of a "Hello, World!" exchange, see
+   * bench/RESULTS.md), so only servers that use it pay for it.
+   */
   requestContext?: boolean;
   /** Let several processes bind the same port (Linux `SO_REUSEPORT`). Default `false`. */
   reusePort?: boolean;
@@ -104,7 +110,7 @@ export class Server implements AsyncDisposable {
       handler: options.handler,
       limits,
       serverHeader: (options.buildInfo ?? BuildInfo.current()).serverHeader,
-      requestContext: options.requestContext ?? true,
+      requestContext: options.requestContext ?? false,
       onError,
     };
   }

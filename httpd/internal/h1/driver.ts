@@ -24,6 +24,7 @@ import { ChunkedDecoder } from "./chunked.ts";
 import {
   CHUNKED,
   encodeHead,
+  encodeHeadBytes,
   type HeadOptions,
   LENGTH,
   NO_BODY,
@@ -38,6 +39,8 @@ const READ_BUFFER_SIZE = 16 * 1024;
 const WRITE_BUFFER_SIZE = 64 * 1024;
 /** In-memory bodies up to this size are copied next to their head (one write). */
 const COPY_BODY_LIMIT = 16 * 1024;
+/** Up to this length, ASCII text is copied by a loop: cheaper than an encoder call. */
+const SHORT_TEXT = 256;
 /** Chunk size for reading a large request body straight from the socket. */
 const BODY_READ_SIZE = 64 * 1024;
 /** Unread request bodies up to this size are drained to keep the connection;
@@ -166,7 +169,18 @@ class H1Connection implements ServedConnection {
         return;
       }
       if (head === null) {
-        await this.#flush();
+        // Inlined #flush(): the one write per request on the hot path.
+        if (this.#outLen > 0) {
+          const data = this.#out.subarray(0, this.#outLen);
+          this.#outLen = 0;
+          let off = await this.#conn.write(data);
+          while (off < data.byteLength) {
+            off += await this.#conn.write(data.subarray(off));
+          }
+          if (this.#out.length > WRITE_BUFFER_SIZE) {
+            this.#out = new Uint8Array(WRITE_BUFFER_SIZE);
+          }
+        }
         if (this.#start === this.#end) {
           if (this.#stopping) return;
           this.#start = this.#end = 0;
@@ -179,7 +193,19 @@ class H1Connection implements ServedConnection {
           this.#phase = HEAD;
           this.deadline = Date.now() + limits.headerTimeoutMs;
         }
-        if (!(await this.#fill())) return;
+        if (this.#end === this.#buf.length) this.#makeRoom();
+        // Inlined #fill(): the one read per request on the hot path.
+        const end = this.#end;
+        let n: number | null;
+        try {
+          n = await this.#conn.read(
+            end === 0 ? this.#buf : this.#buf.subarray(end),
+          );
+        } catch {
+          return;
+        }
+        if (n === null) return;
+        this.#end += n;
         continue;
       }
       this.#parser.reset();
@@ -196,22 +222,28 @@ class H1Connection implements ServedConnection {
     }
   }
 
+  /** Frees space after `#end`: moves unread bytes to the front, or grows. */
+  #makeRoom(): void {
+    if (this.#start > 0) {
+      this.#buf.copyWithin(0, this.#start, this.#end);
+      this.#end -= this.#start;
+      this.#start = 0;
+    } else {
+      const grown = new Uint8Array(this.#buf.length * 2);
+      grown.set(this.#buf);
+      this.#buf = grown;
+    }
+  }
+
   /** Reads more bytes after `#end`; false at end of stream. */
   async #fill(): Promise<boolean> {
-    if (this.#end === this.#buf.length) {
-      if (this.#start > 0) {
-        this.#buf.copyWithin(0, this.#start, this.#end);
-        this.#end -= this.#start;
-        this.#start = 0;
-      } else {
-        const grown = new Uint8Array(this.#buf.length * 2);
-        grown.set(this.#buf);
-        this.#buf = grown;
-      }
-    }
+    if (this.#end === this.#buf.length) this.#makeRoom();
     let n: number | null;
     try {
-      n = await this.#conn.read(this.#buf.subarray(this.#end));
+      const end = this.#end;
+      n = await this.#conn.read(
+        end === 0 ? this.#buf : this.#buf.subarray(end),
+      );
     } catch {
       return false;
     }
@@ -309,7 +341,7 @@ class H1Connection implements ServedConnection {
       options.framing = UNTIL_CLOSE;
       close = true;
     }
-    this.#append(encodeHead(status, res.headers, options));
+    this.#appendBytes(encodeHeadBytes(status, res.headers, options));
     if (bodyless || isHead || length === 0) {
       if (body.kind !== "empty" && body.kind !== "bytes") {
         return body.cancel().then(() => !close);
@@ -319,7 +351,7 @@ class H1Connection implements ServedConnection {
     if (body.kind === "bytes") {
       const text = pendingText(body);
       if (text !== undefined && text.length <= COPY_BODY_LIMIT) {
-        this.#append(text);
+        this.#appendAscii(text);
         return !close;
       }
       const bytes = body.buffered!;
@@ -400,6 +432,19 @@ class H1Connection implements ServedConnection {
       this.#out.subarray(this.#outLen),
     );
     this.#outLen += written;
+  }
+
+  /** Appends text known to be ASCII; short text skips the encoder call. */
+  #appendAscii(text: string): void {
+    if (
+      text.length > SHORT_TEXT || text.length > this.#out.length - this.#outLen
+    ) {
+      return this.#append(text);
+    }
+    const out = this.#out;
+    let at = this.#outLen;
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    this.#outLen = at;
   }
 
   #appendBytes(bytes: Uint8Array): void {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { HttpHeaders } from "../../headers.ts";
+import { headerNames, headerValues, type HttpHeaders } from "../../headers.ts";
 import { statusText } from "../../status.ts";
 import { httpDate } from "../date.ts";
 
@@ -70,15 +70,18 @@ export function encodeHead(
   let hasDate = false;
   let hasServer = false;
   let hasBuild = false;
-  headers.forEach((name, value) => {
+  const names = headerNames(headers);
+  const values = headerValues(headers);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     switch (name) {
       case "content-length":
-        if (!options.passLength) return;
+        if (!options.passLength) continue;
         break;
       case "transfer-encoding":
       case "connection":
       case "keep-alive":
-        return;
+        continue;
       case "date":
         hasDate = true;
         break;
@@ -89,8 +92,8 @@ export function encodeHead(
         hasBuild = true;
         break;
     }
-    head += `${name}: ${value}\r\n`;
-  });
+    head += `${name}: ${values[i]}\r\n`;
+  }
   const framing = options.framing;
   if (framing === LENGTH) head += `content-length: ${options.length}\r\n`;
   else if (framing === CHUNKED) head += "transfer-encoding: chunked\r\n";
@@ -100,4 +103,75 @@ export function encodeHead(
   if (!hasServer) head += `server: ${options.serverHeader}\r\n`;
   if (!hasBuild) head += `x-service-build: ${options.serverHeader}\r\n`;
   return head + "\r\n";
+}
+
+const encoder = new TextEncoder();
+
+/** The last head encoded, reused while nothing that shapes it changes. */
+interface CachedHead {
+  status: number;
+  names: readonly string[];
+  values: readonly string[];
+  framing: Framing;
+  length: number;
+  close: boolean;
+  keepAlive: boolean;
+  passLength: boolean;
+  serverHeader: string;
+  date: string;
+  bytes: Uint8Array;
+}
+
+let cached: CachedHead | undefined;
+
+/**
+ * {@linkcode encodeHead} as bytes, with a one-entry cache: servers answer
+ * runs of identical heads (same status, fields, framing, second), and copying
+ * the previous bytes is cheaper than building and encoding the text again.
+ *
+ * @param status The status code.
+ * @param headers The handler's fields.
+ * @param options Framing and connection facts.
+ * @returns The encoded head; the caller must not modify it.
+ */
+export function encodeHeadBytes(
+  status: number,
+  headers: HttpHeaders,
+  options: HeadOptions,
+): Uint8Array {
+  const names = headerNames(headers);
+  const values = headerValues(headers);
+  const date = httpDate();
+  const last = cached;
+  if (
+    last !== undefined && last.status === status && last.date === date &&
+    last.framing === options.framing && last.length === options.length &&
+    last.close === options.close && last.keepAlive === options.keepAlive &&
+    last.passLength === options.passLength &&
+    last.serverHeader === options.serverHeader &&
+    sameFields(last.names, names) && sameFields(last.values, values)
+  ) {
+    return last.bytes;
+  }
+  const bytes = encoder.encode(encodeHead(status, headers, options));
+  cached = {
+    status,
+    names: names.slice(),
+    values: values.slice(),
+    framing: options.framing,
+    length: options.length,
+    close: options.close,
+    keepAlive: options.keepAlive,
+    passLength: options.passLength,
+    serverHeader: options.serverHeader,
+    date,
+    bytes,
+  };
+  return bytes;
+}
+
+function sameFields(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -166,9 +166,7 @@ export function parseHead(
   limits: HeadLimits,
 ): RequestHead {
   const s = latin1(buf, start, end);
-  const fail = (status: number, message: string, at: number): never => {
-    throw new H1ParseError(status, message, start + at);
-  };
+  base = start;
 
   // RFC 9112 section 3: request-line = method SP request-target SP HTTP-version
   const lineEnd = s.indexOf("\r\n");
@@ -189,8 +187,8 @@ export function parseHead(
   }
   const method = s.slice(0, sp1);
   const target = s.slice(sp1 + 1, sp2);
-  const minor = parseVersion(s, sp2 + 1, lineEnd, fail);
-  checkTargetForm(method, target, sp1 + 1, fail);
+  const minor = parseVersion(s, sp2 + 1, lineEnd);
+  checkTargetForm(method, target, sp1 + 1);
 
   const names: string[] = [];
   const values: string[] = [];
@@ -243,7 +241,7 @@ export function parseHead(
     values.push(value);
     switch (name) {
       case "content-length":
-        contentLength = mergeContentLength(contentLength, value, vs, fail);
+        contentLength = mergeContentLength(contentLength, value, vs);
         break;
       case "transfer-encoding":
         transferEncoding = transferEncoding === undefined
@@ -278,7 +276,7 @@ export function parseHead(
     if (contentLength !== -1) {
       fail(400, "Both Content-Length and Transfer-Encoding", lineEnd);
     }
-    chunked = checkTransferCoding(transferEncoding, lineEnd, fail);
+    chunked = checkTransferCoding(transferEncoding, lineEnd);
   }
   // RFC 9112 section 9.3: HTTP/1.0 persists only when asked to.
   if (minor === 0 && !keepAlive) close = true;
@@ -297,9 +295,14 @@ export function parseHead(
   };
 }
 
-type Fail = (status: number, message: string, at: number) => never;
+/** Offset of the head being parsed, so errors report input positions. */
+let base = 0;
 
-function parseVersion(s: string, from: number, to: number, fail: Fail): number {
+function fail(status: number, message: string, at: number): never {
+  throw new H1ParseError(status, message, base + at);
+}
+
+function parseVersion(s: string, from: number, to: number): number {
   // RFC 9112 section 2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT
   if (
     to - from !== 8 || !s.startsWith("HTTP/", from) ||
@@ -319,7 +322,6 @@ function checkTargetForm(
   method: string,
   target: string,
   at: number,
-  fail: Fail,
 ): void {
   const first = target.charCodeAt(0);
   if (first === 0x2f /* / */) return; // origin-form, RFC 9112 section 3.2.1
@@ -338,7 +340,6 @@ function mergeContentLength(
   previous: number,
   value: string,
   at: number,
-  fail: Fail,
 ): number {
   // RFC 9112 section 6.3 item 5: a list of identical values is one value;
   // differing values, signs or junk are unrecoverable errors.
@@ -358,7 +359,7 @@ function mergeContentLength(
   return result;
 }
 
-function checkTransferCoding(value: string, at: number, fail: Fail): boolean {
+function checkTransferCoding(value: string, at: number): boolean {
   const codings = value.toLowerCase().split(",").map((c) => c.trim());
   let chunkedCount = 0;
   for (const coding of codings) {
