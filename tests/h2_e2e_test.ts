@@ -27,6 +27,10 @@ const handler: Handler = async (req) => {
       for (let i = 0; i < 50; i++) yield enc.encode(`chunk ${i}\n`);
     })()));
   }
+  if (req.path === "/declared" && req.method === "HEAD") {
+    // A HEAD answer that states the length without holding the content.
+    return Response.empty(200, { headers: { "content-length": "1234" } });
+  }
   if (req.method === "POST") {
     req.bodyLimit = 16 * 1024 * 1024;
     const body = await req.bytes();
@@ -199,6 +203,16 @@ async function nodeSuite(url: string, secure: boolean): Promise<void> {
 
     const head = await nodeRequest(session, "/hello", { method: "HEAD" });
     assert.equal(head.body.length, 0);
+    assert.equal(
+      head.headers["content-length"],
+      // The echo names the method: "HEAD" is one byte longer than "GET".
+      String(hello.body.length + 1),
+    );
+    const declared = await nodeRequest(session, "/declared", {
+      method: "HEAD",
+    });
+    assert.equal(declared.headers["content-length"], "1234");
+    assert.equal(declared.body.length, 0);
   } finally {
     await closeSession(session);
   }

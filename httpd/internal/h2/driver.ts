@@ -424,6 +424,11 @@ class H2Driver implements H2ConnectionEvents {
     const status = res.status;
     const length = body.contentLength;
     const fields: string[] = [":status", String(status)];
+    // A HEAD or 304 answer may state the length of the content it omits
+    // (RFC 9110 8.6); an empty body cannot, so the handler's field stands.
+    const passLength = (req.method === "HEAD" || status === 304) &&
+      length === 0 &&
+      res.headers.has("content-length");
     let flags = 0;
     res.headers.forEach((name, value) => {
       // RFC 9113 8.2.2: connection-specific fields are not sent.
@@ -439,7 +444,7 @@ class H2Driver implements H2ConnectionEvents {
           flags |= 4;
           break;
         case "content-length":
-          if (length !== undefined) return;
+          if (length !== undefined && !passLength) return;
           break;
       }
       fields.push(name, value);
@@ -450,7 +455,8 @@ class H2Driver implements H2ConnectionEvents {
     if (!(flags & 4)) fields.push("x-service-build", serverHeader);
     // RFC 9110 8.6: no Content-Length in 1xx and 204 responses.
     if (
-      length !== undefined && status !== 204 && status !== 304 && status >= 200
+      length !== undefined && !passLength && status !== 204 && status !== 304 &&
+      status >= 200
     ) {
       fields.push("content-length", String(length));
     }
