@@ -17,26 +17,6 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // refusing them here makes response splitting impossible.
 const FORBIDDEN_VALUE = /[\r\n\0]/;
 
-/**
- * An ordered, case-insensitive multimap of HTTP fields. Names are stored in
- * lower case, which is also how HTTP/2 sends them (RFC 9113 section 8.2.1).
- *
- * It is deliberately smaller and faster than the web `Headers` class: a
- * response usually carries a handful of fields, so two parallel arrays and a
- * linear scan beat a hash map.
- *
- * @example Set, append and read fields
- * ```ts
- * import { HttpHeaders } from "@org/httpd";
- * import assert from "node:assert/strict";
- *
- * const headers = new HttpHeaders({ "Content-Type": "text/plain" });
- * headers.append("Set-Cookie", "a=1");
- * headers.append("set-cookie", "b=2");
- * assert.equal(headers.get("content-type"), "text/plain");
- * assert.deepEqual(headers.getAll("Set-Cookie"), ["a=1", "b=2"]);
- * ```
- */
 let trustedNames: string[] | undefined;
 let trustedValues: string[] | undefined;
 let namesOf: (headers: HttpHeaders) => string[];
@@ -63,6 +43,26 @@ export function headerValues(headers: HttpHeaders): readonly string[] {
   return valuesOf(headers);
 }
 
+/**
+ * An ordered, case-insensitive multimap of HTTP fields. Names are stored in
+ * lower case, which is also how HTTP/2 sends them (RFC 9113 section 8.2.1).
+ *
+ * It is deliberately smaller and faster than the web `Headers` class: a
+ * response usually carries a handful of fields, so two parallel arrays and a
+ * linear scan beat a hash map.
+ *
+ * @example Set, append and read fields
+ * ```ts
+ * import { HttpHeaders } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const headers = new HttpHeaders({ "Content-Type": "text/plain" });
+ * headers.append("Set-Cookie", "a=1");
+ * headers.append("set-cookie", "b=2");
+ * assert.equal(headers.get("content-type"), "text/plain");
+ * assert.deepEqual(headers.getAll("Set-Cookie"), ["a=1", "b=2"]);
+ * ```
+ */
 export class HttpHeaders implements Iterable<[string, string]> {
   #names: string[];
   #values: string[];

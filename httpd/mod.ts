@@ -24,13 +24,19 @@
  */
 export * from "./accept_encoding.ts";
 export * from "./access_log.ts";
-export * from "./body.ts";
+export {
+  Body,
+  type BodyKind,
+  type ByteSource,
+  FILE_CHUNK_SIZE,
+  type FileBodyOptions,
+} from "./body.ts";
 export * from "./build_info.ts";
 export * from "./errors.ts";
 export * from "./fetch_handler.ts";
 export * from "./filter.ts";
 export * from "./handler.ts";
-export * from "./headers.ts";
+export { type HeadersInit, HttpHeaders } from "./headers.ts";
 export * from "./limits.ts";
 export * from "./mime_types.ts";
 export {
