@@ -15,7 +15,7 @@
  * | base | `cpu.processCpuLoad` | percent | CPU time / (wall time × processors) since the last read, 0 to 1 |
  * | vendor | `process.resident.memory` | bytes | resident set size (whole process) |
  * | vendor | `deno.memory.external` | bytes | memory of objects outside the V8 heap |
- * | vendor | `deno.eventloop.delay.{mean,max,p50,p99}` | seconds | `monitorEventLoopDelay`, reset on each `max` read |
+ * | vendor | `deno.eventloop.delay.{mean,max,p50,p99}` | seconds | `monitorEventLoopDelay`, one period per scrape |
  * | vendor | `deno.resources.open` | none | active resources (timers, sockets, files) |
  *
  * @module
@@ -23,6 +23,9 @@
 import process from "node:process";
 import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+
+/** Reads of the event-loop figures this close together belong to one scrape. */
+const DELAY_SNAPSHOT_REUSE_MS = 1000;
 import { Metadata } from "./metadata.ts";
 import { MetricUnits } from "./units.ts";
 import { defaultRegistries, type MetricRegistries } from "./registries.ts";
@@ -238,40 +241,54 @@ export function registerRuntimeMetrics(
   }
   if (monitor !== undefined) {
     const m = monitor;
-    const stat =
-      (fn: () => number) =>
-      () => (open && m.count > 0 ? fn() / NANOS_PER_SECOND : NaN);
+    // One scrape reads all four figures from the same period: the first read
+    // takes them together and starts a new period; reads within
+    // DELAY_SNAPSHOT_REUSE_MS reuse them, whatever order a renderer uses.
+    let taken = -Infinity;
+    let figures = { mean: NaN, p50: NaN, p99: NaN, max: NaN };
+    const read = () => {
+      const now = performance.now();
+      if (now - taken > DELAY_SNAPSHOT_REUSE_MS) {
+        taken = now;
+        figures = open && m.count > 0
+          ? {
+            mean: m.mean / NANOS_PER_SECOND,
+            p50: m.percentile(50) / NANOS_PER_SECOND,
+            p99: m.percentile(99) / NANOS_PER_SECOND,
+            max: m.max / NANOS_PER_SECOND,
+          }
+          : { mean: NaN, p50: NaN, p99: NaN, max: NaN };
+        m.reset();
+      }
+      return figures;
+    };
     add(
       "vendor",
       "deno.eventloop.delay.mean",
       MetricUnits.SECONDS,
-      "Mean event-loop delay since the last read of the max.",
-      stat(() => m.mean),
+      "Mean event-loop delay over the period before the last scrape.",
+      () => read().mean,
     );
     add(
       "vendor",
       "deno.eventloop.delay.p50",
       MetricUnits.SECONDS,
-      "Median event-loop delay since the last read of the max.",
-      stat(() => m.percentile(50)),
+      "Median event-loop delay over the period before the last scrape.",
+      () => read().p50,
     );
     add(
       "vendor",
       "deno.eventloop.delay.p99",
       MetricUnits.SECONDS,
-      "99th percentile of the event-loop delay since the last read of the max.",
-      stat(() => m.percentile(99)),
+      "99th percentile of the event-loop delay over the period before the last scrape.",
+      () => read().p99,
     );
     add(
       "vendor",
       "deno.eventloop.delay.max",
       MetricUnits.SECONDS,
-      "Highest event-loop delay since the previous read; reading it starts a new period.",
-      () => {
-        const value = stat(() => m.max)();
-        m.reset();
-        return value;
-      },
+      "Highest event-loop delay over the period before the last scrape.",
+      () => read().max,
     );
   }
   const close = () => {
