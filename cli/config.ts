@@ -1,0 +1,113 @@
+/**
+ * The effective configuration of `httpd-cli serve`, and how it is loaded from
+ * flags, environment variables and a YAML file.
+ *
+ * @module
+ */
+import type { LogLevel } from "./log_level.ts";
+import { parseServeArgs } from "./internal/args.ts";
+import type { EnvReader } from "./internal/merge.ts";
+import { resolveServeConfig } from "./internal/resolve.ts";
+
+export {
+  DEFAULT_BIND,
+  DEFAULT_GZIP,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_PORT,
+  type EnvReader,
+} from "./internal/merge.ts";
+
+/** A PEM certificate chain and key, with the files they came from. */
+export interface TlsFiles {
+  /** The certificate chain, PEM. */
+  cert: string;
+  /** The private key, PEM. */
+  key: string;
+  /** The certificate file. */
+  certFile: string;
+  /** The key file. */
+  keyFile: string;
+}
+
+/**
+ * Everything `serve` needs, merged and checked. Plain data, so it can be
+ * posted to worker threads.
+ */
+export interface ServeConfig {
+  /** The directory served, absolute. */
+  root: string;
+  /** The TCP port (0 picks a free one). */
+  port: number;
+  /** The address bound. */
+  bind: string;
+  /** The file served with 404 on a miss, relative to the root. */
+  fallback?: string;
+  /** The file served with 200 on a miss (single-page mode), relative to the root. */
+  spaFallback?: string;
+  /** Index file names; the static handler's default when absent. */
+  indexFiles?: string[];
+  /** The `Cache-Control` value for static files. */
+  cacheControl?: string;
+  /** On-the-fly gzip and precompressed sidecars, negotiated by `Accept-Encoding`. */
+  gzip: boolean;
+  /** Headers added to every response: `headers.always`, then `headers.staging` when staging, then `--header`. */
+  headers: [string, string][];
+  /** Whether `STAGING=true` activated `headers.staging`. */
+  staging: boolean;
+  /** The `logging.level`. */
+  logLevel: LogLevel;
+  /** Whether the access log is written to standard output. */
+  accessLog: boolean;
+  /** HTTPS settings, when `--tls-cert` and `--tls-key` are given. */
+  tls?: TlsFiles;
+  /** How many worker threads serve (1 serves on the main thread). */
+  workers: number;
+  /**
+   * The path of the metrics endpoint (`--metrics[=PATH]`, default
+   * `/metrics`); absent when metrics are off.
+   */
+  metrics?: string;
+}
+
+/** Options of {@linkcode loadServeConfig}. */
+export interface LoadOptions {
+  /** Reads environment variables. Default `Deno.env.get` (unset without permission). */
+  env?: EnvReader;
+  /** The directory relative paths start from. Default `Deno.cwd()`. */
+  cwd?: string;
+}
+
+/**
+ * Loads the configuration of `serve` from its arguments (flags after the word
+ * `serve`), the environment and the YAML file named by `--config`, with the
+ * precedence flag > environment > YAML > default, and checks it against the
+ * file system (the root exists, fallbacks exist, TLS files are readable).
+ *
+ * When no root is given, `./public` is served if it exists, else the current
+ * directory (as `http-server` does). Relative paths in the YAML file are
+ * relative to the file's directory.
+ *
+ * @param args The arguments after `serve`.
+ * @param options Environment and working directory.
+ * @returns The checked configuration.
+ * @throws {UsageError} For the first mistake, naming its flag or key.
+ * @throws {YamlSyntaxError} When the YAML file cannot be parsed.
+ *
+ * @example Flags beat the defaults
+ * ```ts
+ * import { loadServeConfig } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const root = await Deno.makeTempDir();
+ * const config = await loadServeConfig(["--root", root, "--port", "9000"], { env: () => undefined });
+ * assert.equal(config.port, 9000);
+ * assert.equal(config.bind, "0.0.0.0");
+ * await Deno.remove(root);
+ * ```
+ */
+export async function loadServeConfig(
+  args: readonly string[],
+  options?: LoadOptions,
+): Promise<ServeConfig> {
+  return await resolveServeConfig(parseServeArgs(args), options);
+}

@@ -1,0 +1,216 @@
+/**
+ * The errors of the launcher: a usage mistake (exit status 2) and a YAML
+ * syntax error with its position.
+ *
+ * @module
+ */
+
+/** What went wrong, as a stable code tests and scripts can match on. */
+export type UsageErrorCode =
+  | "unknown-flag"
+  | "missing-value"
+  | "unexpected-value"
+  | "unexpected-argument"
+  | "unknown-command"
+  | "unknown-key"
+  | "wrong-type"
+  | "out-of-range"
+  | "conflict"
+  | "missing-root"
+  | "missing-file"
+  | "unreadable-file"
+  | "bad-header"
+  | "bad-workers";
+
+/** Where in a YAML file a mistake is, 1-based. */
+export interface SourcePosition {
+  /** The file as the user named it. */
+  file: string;
+  /** The line, from 1. */
+  line: number;
+  /** The column, from 1. */
+  column: number;
+}
+
+/** Options of {@linkcode UsageError}. */
+export interface UsageErrorOptions {
+  /** The position in the YAML file, when the mistake is in one. */
+  position?: SourcePosition;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * A mistake in the command line, the environment or the YAML file. The
+ * launcher prints {@linkcode UsageError.line} on standard error and exits
+ * with status {@linkcode UsageError.exitCode} (2).
+ *
+ * @example Format a mistake for standard error
+ * ```ts
+ * import { UsageError } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new UsageError("wrong-type", 'Cannot use server.port: expected an integer, got "abc"', {
+ *   position: { file: "site.yaml", line: 2, column: 9 },
+ * });
+ * assert.equal(error.code, "wrong-type");
+ * assert.equal(error.exitCode, 2);
+ * assert.match(error.line, /^httpd-cli: site\.yaml:2:9: /);
+ * ```
+ */
+export class UsageError extends Error {
+  /** The stable code of the mistake. */
+  readonly code: UsageErrorCode;
+  /** The YAML position, when the mistake is in a file. */
+  readonly position: SourcePosition | undefined;
+  /** The process exit status for a usage mistake. */
+  readonly exitCode: number = 2;
+
+  /**
+   * Creates a usage error.
+   *
+   * @param code The stable code.
+   * @param message What is wrong, naming the flag or key and what was expected.
+   * @param options The position and cause.
+   */
+  constructor(
+    code: UsageErrorCode,
+    message: string,
+    options?: UsageErrorOptions,
+  ) {
+    super(
+      message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = "UsageError";
+    this.code = code;
+    this.position = options?.position;
+  }
+
+  /** The one line written to standard error. */
+  get line(): string {
+    return formatLine(this.message, this.position);
+  }
+}
+
+/** Why the server could not listen. */
+export type ListenErrorCode =
+  | "addr-in-use"
+  | "addr-not-available"
+  | "permission-denied"
+  | "other";
+
+/**
+ * The server could not bind its address. The launcher prints
+ * {@linkcode ListenError.line} and exits with status
+ * {@linkcode ListenError.exitCode} (1): the configuration is valid, the
+ * machine refused it.
+ *
+ * @example Name the address
+ * ```ts
+ * import { ListenError } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const error = ListenError.from(new Deno.errors.AddrInUse("in use"), "127.0.0.1", 8080);
+ * assert.equal(error.code, "addr-in-use");
+ * assert.equal(error.line, "httpd-cli: Cannot listen on 127.0.0.1:8080: address already in use");
+ * ```
+ */
+export class ListenError extends Error {
+  /** Why. */
+  readonly code: ListenErrorCode;
+  /** The process exit status when listening fails. */
+  readonly exitCode: number = 1;
+
+  /**
+   * Creates a listen error.
+   *
+   * @param code Why.
+   * @param message The message, naming the address.
+   * @param options The cause.
+   */
+  constructor(code: ListenErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ListenError";
+    this.code = code;
+  }
+
+  /**
+   * Describes a failed `Deno.listen` for an address.
+   *
+   * @param error What `Deno.listen` threw.
+   * @param bind The address.
+   * @param port The port.
+   * @returns The listen error.
+   */
+  static from(error: unknown, bind: string, port: number): ListenError {
+    const address = `${bind.includes(":") ? `[${bind}]` : bind}:${port}`;
+    const [code, reason]: [ListenErrorCode, string] =
+      error instanceof Deno.errors.AddrInUse
+        ? ["addr-in-use", "address already in use"]
+        : error instanceof Deno.errors.AddrNotAvailable
+        ? ["addr-not-available", "address not available on this machine"]
+        : error instanceof Deno.errors.PermissionDenied
+        ? ["permission-denied", "permission denied"]
+        : ["other", error instanceof Error ? error.message : String(error)];
+    return new ListenError(code, `Cannot listen on ${address}: ${reason}`, {
+      cause: error,
+    });
+  }
+
+  /** The one line written to standard error. */
+  get line(): string {
+    return formatLine(this.message, undefined);
+  }
+}
+
+/**
+ * A YAML configuration file that cannot be parsed, with the position of the
+ * first error. The launcher prints {@linkcode YamlSyntaxError.line} and exits
+ * with status 2, like a {@linkcode UsageError}.
+ *
+ * @example Positions are 1-based
+ * ```ts
+ * import { YamlSyntaxError } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new YamlSyntaxError("Cannot parse the YAML file: bad indentation", {
+ *   file: "site.yaml",
+ *   line: 3,
+ *   column: 1,
+ * });
+ * assert.ok(error instanceof SyntaxError);
+ * assert.equal(error.code, "yaml-syntax");
+ * assert.equal(error.line, "httpd-cli: site.yaml:3:1: Cannot parse the YAML file: bad indentation");
+ * ```
+ */
+export class YamlSyntaxError extends SyntaxError {
+  /** Where the parser stopped. */
+  readonly position: SourcePosition;
+  /** The stable code of the mistake. */
+  readonly code = "yaml-syntax" as const;
+  /** The process exit status for a usage mistake. */
+  readonly exitCode: number = 2;
+
+  /**
+   * Creates a YAML syntax error.
+   *
+   * @param message What the parser found.
+   * @param position Where.
+   */
+  constructor(message: string, position: SourcePosition) {
+    super(message);
+    this.name = "YamlSyntaxError";
+    this.position = position;
+  }
+
+  /** The one line written to standard error. */
+  get line(): string {
+    return formatLine(this.message, this.position);
+  }
+}
+
+function formatLine(message: string, p: SourcePosition | undefined): string {
+  const where = p ? `${p.file}:${p.line}:${p.column}: ` : "";
+  return `httpd-cli: ${where}${message}`;
+}

@@ -1,0 +1,309 @@
+/**
+ * The flags of `httpd-cli serve`, parsed with `node:util` `parseArgs` and
+ * checked one by one so each mistake names its flag.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { UsageError } from "../errors.ts";
+import { headerNameProblem, headerValueProblem } from "./header_field.ts";
+import { didYouMean } from "./suggest.ts";
+
+/** The largest `--workers` count accepted; more would only add contention. */
+export const MAX_WORKERS = 256;
+
+/** The highest TCP port. */
+export const MAX_PORT = 65535;
+
+/** The flags of `serve`, for `parseArgs`. */
+const OPTIONS = {
+  config: { type: "string" },
+  root: { type: "string" },
+  port: { type: "string" },
+  bind: { type: "string" },
+  fallback: { type: "string" },
+  "spa-fallback": { type: "string" },
+  "cache-control": { type: "string" },
+  gzip: { type: "boolean" },
+  "no-gzip": { type: "boolean" },
+  "access-log": { type: "boolean" },
+  "no-access-log": { type: "boolean" },
+  header: { type: "string", multiple: true },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  workers: { type: "string" },
+  // A boolean for parseArgs so `--metrics DIR` leaves DIR positional; the
+  // optional `=PATH` arrives as an inline value.
+  metrics: { type: "boolean" },
+  version: { type: "boolean", short: "V" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type FlagName = keyof typeof OPTIONS;
+
+/** Every long flag, as typed: `--port`. */
+export const FLAG_NAMES: readonly string[] = Object.keys(OPTIONS).map((name) =>
+  `--${name}`
+);
+
+/** The path `--metrics` publishes on when it names none. */
+export const DEFAULT_METRICS_PATH = "/metrics";
+
+/** The value of `--workers`. */
+export type WorkersValue = number | "auto";
+
+/** What the command line says; absent flags stay `undefined`. */
+export interface FlagValues {
+  config?: string;
+  root?: string;
+  port?: number;
+  bind?: string;
+  fallback?: string;
+  spaFallback?: string;
+  cacheControl?: string;
+  gzip?: boolean;
+  accessLog?: boolean;
+  /** `--header` values in order, split into name and value. */
+  headers: [string, string][];
+  tlsCert?: string;
+  tlsKey?: string;
+  workers?: WorkersValue;
+  /** The metrics endpoint's path, when `--metrics[=PATH]` is given. */
+  metrics?: string;
+  help: boolean;
+  version: boolean;
+}
+
+/**
+ * Parses the arguments after `serve`. A later flag overrides an earlier one
+ * (`--gzip --no-gzip` is off); `--header` accumulates. One positional
+ * argument is accepted as the root directory, like `http-server DIR`.
+ *
+ * @throws {UsageError} For the first mistake, naming its flag.
+ */
+export function parseServeArgs(args: readonly string[]): FlagValues {
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const flags: FlagValues = { headers: [], help: false, version: false };
+  let positionalRoot: string | undefined;
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      if (positionalRoot !== undefined) {
+        throw new UsageError(
+          "unexpected-argument",
+          `Cannot use argument "${token.value}": only one directory may be given`,
+        );
+      }
+      positionalRoot = token.value;
+      continue;
+    }
+    const name = token.name as FlagName;
+    const spec: { type: "string" | "boolean" } | undefined =
+      Object.hasOwn(OPTIONS, name) ? OPTIONS[name] : undefined;
+    if (spec === undefined) {
+      throw new UsageError(
+        "unknown-flag",
+        `Unknown flag "${token.rawName}"${
+          didYouMean(token.rawName, FLAG_NAMES)
+        }`,
+      );
+    }
+    if (name === "metrics") {
+      flags.metrics = token.inlineValue
+        ? parseMetricsPath(token.value ?? "")
+        : DEFAULT_METRICS_PATH;
+      continue;
+    }
+    if (spec.type === "boolean") {
+      if (token.inlineValue) {
+        throw new UsageError(
+          "unexpected-value",
+          `Cannot use ${token.rawName}: it takes no value, got "${token.value}"`,
+        );
+      }
+      setBoolean(flags, name);
+      continue;
+    }
+    const value = token.value;
+    if (
+      value === undefined ||
+      (!token.inlineValue && value.startsWith("-") && value !== "-")
+    ) {
+      throw new UsageError(
+        "missing-value",
+        `Cannot use ${token.rawName}: expected a value${valueHint(name)}` +
+          (value === undefined
+            ? ""
+            : ` (write ${token.rawName}=${value} for a value starting with "-")`),
+      );
+    }
+    setString(flags, name, value);
+  }
+  if (positionalRoot !== undefined) {
+    if (flags.root !== undefined) {
+      throw new UsageError(
+        "conflict",
+        `Cannot use argument "${positionalRoot}" together with --root "${flags.root}"`,
+      );
+    }
+    flags.root = positionalRoot;
+  }
+  return flags;
+}
+
+function valueHint(name: FlagName): string {
+  switch (name) {
+    case "port":
+      return " N from 0 to 65535";
+    case "header":
+      return " KEY=VALUE";
+    case "workers":
+      return ' N or "auto"';
+    default:
+      return "";
+  }
+}
+
+function setBoolean(flags: FlagValues, name: FlagName): void {
+  switch (name) {
+    case "gzip":
+    case "no-gzip":
+      flags.gzip = name === "gzip";
+      break;
+    case "access-log":
+    case "no-access-log":
+      flags.accessLog = name === "access-log";
+      break;
+    case "help":
+      flags.help = true;
+      break;
+    case "version":
+      flags.version = true;
+      break;
+  }
+}
+
+function setString(flags: FlagValues, name: FlagName, value: string): void {
+  switch (name) {
+    case "config":
+      flags.config = value;
+      break;
+    case "root":
+      flags.root = value;
+      break;
+    case "port":
+      flags.port = parsePort(value);
+      break;
+    case "bind":
+      flags.bind = parseBind(value);
+      break;
+    case "fallback":
+      flags.fallback = value;
+      break;
+    case "spa-fallback":
+      flags.spaFallback = value;
+      break;
+    case "cache-control":
+      flags.cacheControl = parseCacheControl(value);
+      break;
+    case "header":
+      flags.headers.push(parseHeader(value));
+      break;
+    case "tls-cert":
+      flags.tlsCert = value;
+      break;
+    case "tls-key":
+      flags.tlsKey = value;
+      break;
+    case "workers":
+      flags.workers = parseWorkers(value);
+      break;
+  }
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value)) {
+    throw new UsageError(
+      "wrong-type",
+      `Cannot use --port "${value}": expected an integer from 0 to ${MAX_PORT}`,
+    );
+  }
+  const port = Number(value);
+  if (port > MAX_PORT) {
+    throw new UsageError(
+      "out-of-range",
+      `Cannot use --port "${value}": expected an integer from 0 to ${MAX_PORT}`,
+    );
+  }
+  return port;
+}
+
+function parseBind(value: string): string {
+  if (value === "" || /\s/.test(value)) {
+    throw new UsageError(
+      "wrong-type",
+      `Cannot use --bind "${value}": expected an IP address or host name`,
+    );
+  }
+  return value;
+}
+
+function parseCacheControl(value: string): string {
+  const problem = headerValueProblem(value);
+  if (problem) {
+    throw new UsageError(
+      "wrong-type",
+      `Cannot use --cache-control "${value}": ${problem}`,
+    );
+  }
+  return value;
+}
+
+/** Splits `KEY=VALUE` at the first `=`. */
+export function parseHeader(value: string): [string, string] {
+  const at = value.indexOf("=");
+  const name = at < 0 ? value : value.slice(0, at).trim();
+  const problem = at < 0 ? "expected KEY=VALUE" : headerNameProblem(name) ??
+    headerValueProblem(value.slice(at + 1));
+  if (problem) {
+    throw new UsageError(
+      "bad-header",
+      `Cannot use --header "${value}": ${problem}`,
+    );
+  }
+  return [name, value.slice(at + 1).trim()];
+}
+
+/** Parses `--workers`: a count from 1 to {@linkcode MAX_WORKERS}, or `auto`. */
+export function parseWorkers(value: string): WorkersValue {
+  if (value === "auto") return "auto";
+  const count = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(count >= 1 && count <= MAX_WORKERS)) {
+    throw new UsageError(
+      "bad-workers",
+      `Cannot use --workers "${value}": expected an integer from 1 to ${MAX_WORKERS} or "auto"`,
+    );
+  }
+  return count;
+}
+
+/**
+ * Checks the `PATH` of `--metrics=PATH`: an absolute path without query,
+ * fragment, spaces or a trailing slash, and not `/` itself (which would
+ * hide every file).
+ */
+export function parseMetricsPath(value: string): string {
+  if (!/^\/[^\s?#]*[^\s?#/]$/.test(value)) {
+    throw new UsageError(
+      "wrong-type",
+      `Cannot use --metrics "${value}": expected an absolute path other than "/", such as "/metrics"`,
+    );
+  }
+  return value;
+}

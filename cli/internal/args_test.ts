@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { UsageError } from "../errors.ts";
+import { parseServeArgs } from "./args.ts";
+
+function rejects(args: string[], code: string, mention: RegExp): void {
+  assert.throws(() => parseServeArgs(args), (error: unknown) => {
+    assert.ok(error instanceof UsageError, String(error));
+    assert.equal(error.code, code);
+    assert.match(error.message, mention);
+    assert.equal(error.exitCode, 2);
+    return true;
+  });
+}
+
+Deno.test("parseServeArgs() reads every flag of the seed", () => {
+  const flags = parseServeArgs([
+    "--config=site.yaml",
+    "--root",
+    "www",
+    "--port",
+    "9090",
+    "--bind",
+    "127.0.0.1",
+    "--fallback",
+    "404.html",
+    "--cache-control",
+    "max-age=60",
+    "--no-gzip",
+    "--access-log",
+    "--header",
+    "X-A=1",
+    "--header=X-B=two=2",
+    "--tls-cert",
+    "c.pem",
+    "--tls-key",
+    "k.pem",
+    "--workers",
+    "3",
+  ]);
+  assert.deepEqual(flags, {
+    config: "site.yaml",
+    root: "www",
+    port: 9090,
+    bind: "127.0.0.1",
+    fallback: "404.html",
+    cacheControl: "max-age=60",
+    gzip: false,
+    accessLog: true,
+    headers: [["X-A", "1"], ["X-B", "two=2"]],
+    tlsCert: "c.pem",
+    tlsKey: "k.pem",
+    workers: 3,
+    help: false,
+    version: false,
+  });
+});
+
+Deno.test("parseServeArgs() lets a later boolean flag win", () => {
+  assert.equal(parseServeArgs(["--gzip", "--no-gzip"]).gzip, false);
+  assert.equal(parseServeArgs(["--no-gzip", "--gzip"]).gzip, true);
+  assert.equal(parseServeArgs(["--no-access-log"]).accessLog, false);
+  assert.equal(parseServeArgs([]).gzip, undefined);
+});
+
+Deno.test("parseServeArgs() reads -h, --help, -V and --version", () => {
+  assert.equal(parseServeArgs(["-h"]).help, true);
+  assert.equal(parseServeArgs(["--help"]).help, true);
+  assert.equal(parseServeArgs(["-V"]).version, true);
+  assert.equal(parseServeArgs(["--version"]).version, true);
+});
+
+Deno.test("parseServeArgs() takes one positional directory as the root", () => {
+  assert.equal(parseServeArgs(["site"]).root, "site");
+  rejects(["a", "b"], "unexpected-argument", /"b"/);
+  rejects(["a", "--root", "b"], "conflict", /--root/);
+});
+
+Deno.test("parseServeArgs() accepts --workers auto and port 0", () => {
+  assert.equal(parseServeArgs(["--workers", "auto"]).workers, "auto");
+  assert.equal(parseServeArgs(["--port", "0"]).port, 0);
+  assert.equal(parseServeArgs(["--port", "65535"]).port, 65535);
+});
+
+Deno.test("parseServeArgs() suggests the closest flag for an unknown one", () => {
+  rejects(["--prot", "1"], "unknown-flag", /"--prot".*did you mean "--port"/);
+  rejects(
+    ["--spa-fallbak", "x"],
+    "unknown-flag",
+    /did you mean "--spa-fallback"/,
+  );
+  rejects(["--no-gzp"], "unknown-flag", /did you mean "--no-gzip"/);
+  rejects(["-x"], "unknown-flag", /"-x"/);
+  rejects(["--constructor"], "unknown-flag", /"--constructor"/);
+});
+
+Deno.test("parseServeArgs() names the flag of a wrong value", () => {
+  const cases: [string[], string, RegExp][] = [
+    [["--port", "abc"], "wrong-type", /--port "abc".*0 to 65535/],
+    [["--port", "-1"], "missing-value", /--port/],
+    [["--port", "65536"], "out-of-range", /--port "65536"/],
+    [["--port", "8.5"], "wrong-type", /--port "8.5"/],
+    [["--port"], "missing-value", /--port/],
+    [["--root", "--gzip"], "missing-value", /--root/],
+    [["--gzip=yes"], "unexpected-value", /--gzip.*"yes"/],
+    [["--header", "X-A"], "bad-header", /--header "X-A".*KEY=VALUE/],
+    [["--header", "=v"], "bad-header", /--header "=v"/],
+    [["--header", "X A=v"], "bad-header", /not a valid header name/],
+    [["--header", "X-A=a\nb"], "bad-header", /line break/],
+    [["--workers", "0"], "bad-workers", /--workers "0"/],
+    [["--workers", "many"], "bad-workers", /--workers "many"/],
+    [["--workers", "100000"], "bad-workers", /--workers "100000"/],
+    [["--bind", ""], "wrong-type", /--bind/],
+    [["--cache-control", "a\r\nb"], "wrong-type", /--cache-control/],
+  ];
+  for (const [args, code, mention] of cases) rejects(args, code, mention);
+});
+
+Deno.test("parseServeArgs() reads --metrics as /metrics and --metrics=PATH as PATH", () => {
+  assert.equal(parseServeArgs([]).metrics, undefined);
+  assert.equal(parseServeArgs(["--metrics"]).metrics, "/metrics");
+  assert.equal(parseServeArgs(["--metrics=/ops/m"]).metrics, "/ops/m");
+});
+
+Deno.test("parseServeArgs() leaves the word after a bare --metrics as the root", () => {
+  const flags = parseServeArgs(["--metrics", "www"]);
+  assert.equal(flags.metrics, "/metrics");
+  assert.equal(flags.root, "www");
+});
+
+Deno.test("parseServeArgs() rejects a --metrics path that is not absolute or is only /", () => {
+  for (const value of ["nope", "", "/", "/m/", "/a b", "/m?x=1", "/m#f"]) {
+    rejects([`--metrics=${value}`], "wrong-type", /^Cannot use --metrics "/);
+  }
+});

@@ -1,0 +1,61 @@
+/**
+ * The text of `httpd-cli --help` and `httpd-cli serve --help`.
+ *
+ * @module
+ */
+import { MAX_WORKERS } from "./args.ts";
+import { DEFAULT_BIND, DEFAULT_PORT } from "./merge.ts";
+
+/** The usage of the whole tool. */
+export const MAIN_HELP = `httpd-cli: serve a directory over HTTP/1.1 and HTTP/2
+
+Usage:
+  httpd-cli serve [DIR] [flags]   Serve a directory (see httpd-cli serve --help)
+  httpd-cli index DIR [flags]     Write the static index and .gz/.br sidecars
+  httpd-cli --version             Print the build identification
+  httpd-cli --help                Print this help
+`;
+
+/** The usage of `serve`. */
+export const SERVE_HELP = `Usage: httpd-cli serve [DIR] [flags]
+
+Serves DIR (or --root, or static.root; default ./public if it exists, else
+the current directory).
+
+Flags:
+  --config FILE          Load a YAML file (keys below)
+  --root DIR             Directory served (static.root)
+  --port N               Port, 0 picks a free one (server.port, default ${DEFAULT_PORT})
+  --bind ADDR            Address bound (server.bind, default ${DEFAULT_BIND})
+  --fallback PATH        File served with 404 when nothing matches (static.fallback)
+  --spa-fallback PATH    File served with 200 when nothing matches (static.spa-fallback)
+  --cache-control STR    Cache-Control for static files (static.cache-control)
+  --gzip, --no-gzip      Compression by Accept-Encoding (static.gzip, default on)
+  --access-log, --no-access-log
+                         Access log on standard output (logging.access-log)
+  --header KEY=VALUE     Header on every response; repeatable (headers.always)
+  --tls-cert FILE        HTTPS certificate chain, PEM (HTTP/2 by ALPN)
+  --tls-key FILE         HTTPS private key, PEM
+  --workers N|auto       Serve on N threads sharing the port (1 to ${MAX_WORKERS}, auto = CPUs)
+  --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
+                         timer http.server.requests and runtime gauges, summed
+                         over workers; Prometheus text, or JSON with
+                         Accept: application/json
+  -V, --version          Print the build identification
+  -h, --help             Print this help
+
+Environment:
+  STAGING=true             Add the headers.staging block
+  SERVICE_ACCESS_LOG=true  Turn the access log on (false turns it off)
+
+Precedence: flag > environment > YAML file > default.
+
+YAML keys:
+  server.port, server.bind, static.root, static.fallback, static.spa-fallback,
+  static.index-files, static.cache-control, static.gzip, headers.always,
+  headers.staging, logging.level (debug, info, warn, error, off),
+  logging.access-log
+
+Mistakes exit with status 2 and one line on standard error; a port already
+in use exits with status 1; a clean stop (SIGINT, SIGTERM) exits with 0.
+`;

@@ -1,0 +1,207 @@
+/**
+ * Reads the YAML file, merges the sources and checks the result against the
+ * file system, for {@linkcode loadServeConfig}.
+ *
+ * @module
+ */
+import { join, relative, resolve, sep } from "node:path";
+import type { LoadOptions, ServeConfig, TlsFiles } from "../config.ts";
+import { UsageError } from "../errors.ts";
+import { type FlagValues, MAX_WORKERS } from "./args.ts";
+import { mergeConfig, type MergedConfig, type PathSetting } from "./merge.ts";
+import { parseConfigYaml } from "./yaml_schema.ts";
+
+/** Does the work of {@linkcode loadServeConfig} on parsed flags. */
+export async function resolveServeConfig(
+  flags: FlagValues,
+  options?: LoadOptions,
+): Promise<ServeConfig> {
+  const cwd = options?.cwd ?? Deno.cwd();
+  const env = options?.env ?? readEnv;
+  let file;
+  if (flags.config !== undefined) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(resolve(cwd, flags.config));
+    } catch (error) {
+      throw new UsageError(
+        "unreadable-file",
+        `Cannot read --config "${flags.config}": ${reason(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    file = parseConfigYaml(text, flags.config);
+  }
+  const merged = mergeConfig({ flags, file, env, cwd });
+  return await check(merged, cwd);
+}
+
+async function check(merged: MergedConfig, cwd: string): Promise<ServeConfig> {
+  const root = merged.root?.path ??
+    (await isDirectory(join(cwd, "public")) ? join(cwd, "public") : cwd);
+  if (merged.root && !(await isDirectory(root))) {
+    throw usage(
+      "missing-root",
+      merged.root,
+      `"${merged.root.path}" is not a directory`,
+    );
+  }
+  const config: ServeConfig = {
+    root,
+    port: merged.port,
+    bind: merged.bind,
+    gzip: merged.gzip,
+    headers: merged.headers,
+    staging: merged.staging,
+    logLevel: merged.logLevel,
+    accessLog: merged.accessLog,
+    workers: merged.workers === "auto"
+      ? Math.min(MAX_WORKERS, Math.max(1, navigator.hardwareConcurrency || 1))
+      : merged.workers,
+  };
+  if (merged.fallback) {
+    config.fallback = await checkFallback(root, merged.fallback);
+  }
+  if (merged.spaFallback) {
+    config.spaFallback = await checkFallback(root, merged.spaFallback);
+  }
+  if (merged.indexFiles) config.indexFiles = merged.indexFiles;
+  if (merged.metrics !== undefined) config.metrics = merged.metrics;
+  if (merged.cacheControl !== undefined) {
+    config.cacheControl = merged.cacheControl;
+  }
+  if (merged.tlsCert || merged.tlsKey) {
+    if (!merged.tlsCert || !merged.tlsKey) {
+      const given = merged.tlsCert ? "--tls-cert" : "--tls-key";
+      const missing = merged.tlsCert ? "--tls-key" : "--tls-cert";
+      throw new UsageError(
+        "missing-value",
+        `Cannot use ${given} without ${missing}: HTTPS needs both`,
+      );
+    }
+    config.tls = {
+      cert: await readPem(merged.tlsCert),
+      key: await readPem(merged.tlsKey),
+      certFile: merged.tlsCert.path,
+      keyFile: merged.tlsKey.path,
+    };
+    checkKeyPair(config.tls);
+    if (config.workers > 1) {
+      // The server binds TLS listeners without SO_REUSEPORT, so workers could not share the port.
+      throw new UsageError(
+        "conflict",
+        `Cannot use --workers ${config.workers} with --tls-cert: workers cannot share a TLS port yet`,
+      );
+    }
+  }
+  return config;
+}
+
+async function checkFallback(
+  root: string,
+  setting: PathSetting,
+): Promise<string> {
+  const relativePath = setting.path.replace(/^\/+/, "");
+  const full = resolve(root, relativePath);
+  const inside = relative(root, full);
+  if (
+    relativePath === "" || inside.startsWith("..") || inside.startsWith(sep)
+  ) {
+    throw usage(
+      "out-of-range",
+      setting,
+      `"${setting.path}" is not a file inside the root "${root}"`,
+    );
+  }
+  try {
+    if ((await Deno.stat(full)).isFile) return inside;
+  } catch {
+    // Reported below.
+  }
+  throw usage(
+    "missing-file",
+    setting,
+    `no file "${inside}" in the root "${root}"`,
+  );
+}
+
+/** Loads the pair the way the server will, so a bad PEM is a usage mistake (2), not a crash. */
+function checkKeyPair(tls: TlsFiles): void {
+  try {
+    Deno.listenTls({
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: tls.cert,
+      key: tls.key,
+    }).close();
+  } catch (error) {
+    if (error instanceof Deno.errors.PermissionDenied) return; // Cannot check here; the server will.
+    throw new UsageError(
+      "unreadable-file",
+      `Cannot use --tls-cert "${tls.certFile}" with --tls-key "${tls.keyFile}": ${
+        reason(error)
+      }`,
+      { cause: error },
+    );
+  }
+}
+
+async function readPem(setting: PathSetting): Promise<string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(setting.path);
+  } catch (error) {
+    throw usage("unreadable-file", setting, reason(error), "Cannot read");
+  }
+  if (!text.includes("-----BEGIN ")) {
+    throw usage(
+      "unreadable-file",
+      setting,
+      `"${setting.path}" is not a PEM file`,
+      "Cannot read",
+    );
+  }
+  return text;
+}
+
+function usage(
+  code: UsageError["code"],
+  setting: PathSetting,
+  problem: string,
+  verb = "Cannot use",
+): UsageError {
+  const position = setting.origin.position;
+  const subject = verb === "Cannot read"
+    ? `${setting.origin.name} "${setting.path}"`
+    : setting.origin.name;
+  return new UsageError(
+    code,
+    `${verb} ${subject}: ${problem}`,
+    position ? { position } : undefined,
+  );
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+function readEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // No env permission: the variable says nothing.
+  }
+}
+
+function reason(error: unknown): string {
+  if (error instanceof Deno.errors.NotFound) return "no such file";
+  if (error instanceof Deno.errors.PermissionDenied) return "permission denied";
+  if (error instanceof Deno.errors.IsADirectory) return "it is a directory";
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,56 @@
+/**
+ * Starts one {@linkcode Server} for a {@linkcode ServeConfig}, on the main
+ * thread or in a worker.
+ *
+ * @module
+ */
+import { Server } from "@org/httpd";
+import type { ServeConfig } from "../config.ts";
+import { ListenError } from "../errors.ts";
+import { logs } from "../log_level.ts";
+import { buildHandler } from "./app.ts";
+import type { MetricsSource } from "./metrics_route.ts";
+
+/** Options of {@linkcode startServer}. */
+export interface StartOptions {
+  /** The worker, for the debug header; absent on the main thread. */
+  workerId?: number;
+  /** Share the port with other workers (`SO_REUSEPORT`). */
+  reusePort?: boolean;
+  /** The port to bind instead of `config.port` (workers after the first). */
+  port?: number;
+  /** Where `--metrics` records and reads, owned by the caller. */
+  metrics?: MetricsSource;
+}
+
+/**
+ * Builds the handler and starts a server.
+ *
+ * @throws {ListenError} When the address cannot be bound.
+ */
+export async function startServer(
+  config: ServeConfig,
+  options: StartOptions = {},
+): Promise<Server> {
+  const handler = buildHandler(config, {
+    ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  });
+  const port = options.port ?? config.port;
+  const server = new Server({
+    handler,
+    port,
+    bindAddress: config.bind,
+    ...(config.tls
+      ? { tls: { cert: config.tls.cert, key: config.tls.key } }
+      : {}),
+    ...(options.reusePort ? { reusePort: true } : {}),
+    ...(logs(config.logLevel, "error") ? {} : { onError: () => {} }),
+  });
+  try {
+    await server.start();
+  } catch (error) {
+    throw ListenError.from(error, config.bind, port);
+  }
+  return server;
+}

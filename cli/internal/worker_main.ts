@@ -1,0 +1,94 @@
+/**
+ * The entry of a worker thread started by `--workers N`: runs one server
+ * with `SO_REUSEPORT` on the shared port until told to stop. With
+ * `--metrics`, it answers the main thread's `state` requests with its own
+ * metrics, and a scrape it receives asks the main thread for everyone's.
+ *
+ * @module
+ */
+import type { Server } from "@org/httpd";
+import type { MetricsState, StateFilter } from "@org/metrics";
+import { ListenError } from "../errors.ts";
+import { type ServerMetrics, workerMetrics } from "./server_metrics.ts";
+import { startServer } from "./start_server.ts";
+import type { FromWorker, ToWorker } from "./worker_protocol.ts";
+
+/**
+ * How long a scrape waits for the main thread's sum before publishing this
+ * worker's own metrics: longer than the main thread's own wait for workers,
+ * so its answer normally comes first.
+ */
+const COLLECT_FALLBACK_MS = 2_000;
+
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+  postMessage(message: FromWorker): void;
+  close(): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+let server: Server | undefined;
+let metrics: ServerMetrics | undefined;
+let workerId = 0;
+let lastRequest = 0;
+const pending = new Map<number, (state: MetricsState) => void>();
+
+/** Asks the main thread for the sum of every worker's metrics. */
+function collect(filter: StateFilter): Promise<MetricsState> {
+  const request = ++lastRequest;
+  const answer = Promise.withResolvers<MetricsState>();
+  pending.set(request, answer.resolve);
+  const timer = setTimeout(() => {
+    pending.delete(request);
+    answer.resolve(metrics!.registries.state(filter));
+  }, COLLECT_FALLBACK_MS);
+  scope.postMessage({ type: "collect", id: workerId, request, filter });
+  return answer.promise.finally(() => clearTimeout(timer));
+}
+
+scope.onmessage = async (event) => {
+  const message = event.data;
+  if (message.type === "start") {
+    workerId = message.id;
+    if (message.config.metrics !== undefined) metrics = workerMetrics(collect);
+    try {
+      server = await startServer(message.config, {
+        workerId: message.id,
+        reusePort: true,
+        port: message.port,
+        ...(metrics ? { metrics } : {}),
+      });
+      scope.postMessage({
+        type: "listening",
+        id: message.id,
+        port: server.port,
+      });
+    } catch (error) {
+      const failure = error instanceof ListenError
+        ? error
+        : ListenError.from(error, message.config.bind, message.port);
+      scope.postMessage({
+        type: "failed",
+        id: message.id,
+        code: failure.code,
+        message: failure.message,
+      });
+    }
+  } else if (message.type === "state") {
+    scope.postMessage({
+      type: "state",
+      id: workerId,
+      request: message.request,
+      state: metrics?.registries.state(message.filter) ?? { scopes: [] },
+    });
+  } else if (message.type === "collected") {
+    const resolve = pending.get(message.request);
+    pending.delete(message.request);
+    resolve?.(message.state);
+  } else if (message.type === "stop") {
+    await server?.stop();
+    metrics?.close();
+    scope.postMessage({ type: "stopped", id: workerId });
+    scope.close();
+  }
+};

@@ -1,0 +1,237 @@
+import assert from "node:assert/strict";
+import { UsageError, YamlSyntaxError } from "../errors.ts";
+import { parseConfigYaml } from "./yaml_schema.ts";
+
+const FULL = `# Every key of the seed
+server:
+  port: 9090
+  bind: 127.0.0.1
+static:
+  root: www
+  fallback: 404.html
+  index-files: [index.html, index.htm]
+  cache-control: "public, max-age=60"
+  gzip: false
+headers:
+  always:
+    X-Frame-Options: DENY
+    X-Version: 2
+  staging:
+    X-Robots-Tag: noindex
+logging:
+  level: INFO
+  access-log: true
+`;
+
+function rejects(
+  text: string,
+  code: string,
+  line: number,
+  column: number,
+  mention: RegExp,
+): void {
+  assert.throws(() => parseConfigYaml(text, "site.yaml"), (error: unknown) => {
+    assert.ok(
+      error instanceof UsageError || error instanceof YamlSyntaxError,
+      String(error),
+    );
+    assert.equal(error.code, code);
+    assert.deepEqual(error.position, { file: "site.yaml", line, column });
+    assert.match(error.message, mention);
+    return true;
+  });
+}
+
+Deno.test("parseConfigYaml() reads every key of the schema with its position", () => {
+  const v = parseConfigYaml(FULL, "site.yaml");
+  assert.equal(v.port?.value, 9090);
+  assert.deepEqual(v.port?.position, { file: "site.yaml", line: 3, column: 9 });
+  assert.equal(v.bind?.value, "127.0.0.1");
+  assert.equal(v.root?.value, "www");
+  assert.equal(v.fallback?.value, "404.html");
+  assert.deepEqual(v.indexFiles?.value, ["index.html", "index.htm"]);
+  assert.equal(v.cacheControl?.value, "public, max-age=60");
+  assert.equal(v.gzip?.value, false);
+  assert.deepEqual(v.always.map((h) => h.value), [["X-Frame-Options", "DENY"], [
+    "X-Version",
+    "2",
+  ]]);
+  assert.deepEqual(v.staging.map((h) => h.value), [[
+    "X-Robots-Tag",
+    "noindex",
+  ]]);
+  assert.equal(v.logLevel?.value, "info");
+  assert.equal(v.accessLog?.value, true);
+});
+
+Deno.test("parseConfigYaml() reads a block list and an empty file", () => {
+  const v = parseConfigYaml(
+    "static:\n  index-files:\n    - home.html\n    - index.html\n",
+    "a.yaml",
+  );
+  assert.deepEqual(v.indexFiles?.value, ["home.html", "index.html"]);
+  assert.deepEqual(parseConfigYaml("# nothing\n", "a.yaml"), {
+    always: [],
+    staging: [],
+  });
+  assert.deepEqual(parseConfigYaml("server:\n", "a.yaml"), {
+    always: [],
+    staging: [],
+  });
+});
+
+Deno.test("parseConfigYaml() accepts anchors, tags and folded scalars whose result fits", () => {
+  const v = parseConfigYaml(
+    `server:
+  port: !!int "8081"
+  bind: &host 127.0.0.1
+headers:
+  always:
+    X-Bind: *host
+    X-Long: >-
+      one
+      two
+`,
+    "a.yaml",
+  );
+  assert.equal(v.port?.value, 8081);
+  assert.deepEqual(v.always.map((h) => h.value), [["X-Bind", "127.0.0.1"], [
+    "X-Long",
+    "one two",
+  ]]);
+});
+
+Deno.test("parseConfigYaml() refuses anchors, tags and multi-line scalars whose result does not fit", () => {
+  rejects(
+    "server:\n  port: !!str 8080\n",
+    "wrong-type",
+    2,
+    15,
+    /server\.port.*integer/,
+  );
+  rejects(
+    "static:\n  cache-control: |\n    a\n    b\n",
+    "wrong-type",
+    2,
+    18,
+    /static\.cache-control.*line break/,
+  );
+  rejects(
+    "server:\n  port: &p 80\nstatic:\n  gzip: *p\n",
+    "wrong-type",
+    4,
+    9,
+    /static\.gzip.*number 80/,
+  );
+  rejects("server:\n  bind: &m {a: 1}\n", "wrong-type", 2, 12, /server\.bind/);
+});
+
+Deno.test("parseConfigYaml() suggests the closest key for an unknown one", () => {
+  rejects(
+    "server:\n  prot: 80\n",
+    "unknown-key",
+    2,
+    3,
+    /"server\.prot".*did you mean "server\.port"/,
+  );
+  rejects(
+    "statc:\n  root: x\n",
+    "unknown-key",
+    1,
+    1,
+    /"statc".*did you mean "static"/,
+  );
+  rejects(
+    "static:\n  spa_fallback: x\n",
+    "unknown-key",
+    2,
+    3,
+    /did you mean "static\.spa-fallback"/,
+  );
+  rejects(
+    "logging:\n  accesslog: true\n",
+    "unknown-key",
+    2,
+    3,
+    /did you mean "logging\.access-log"/,
+  );
+  rejects("toString: 1\n", "unknown-key", 1, 1, /"toString"/);
+});
+
+Deno.test("parseConfigYaml() names the key, line and column of a wrong type", () => {
+  rejects(
+    "server:\n  port: abc\n",
+    "wrong-type",
+    2,
+    9,
+    /server\.port.*integer.*"abc"/,
+  );
+  rejects(
+    "server:\n  port: 70000\n",
+    "out-of-range",
+    2,
+    9,
+    /server\.port 70000/,
+  );
+  rejects("server:\n  port: -1\n", "out-of-range", 2, 9, /server\.port/);
+  rejects("server:\n  port: 80.5\n", "wrong-type", 2, 9, /server\.port/);
+  rejects('server:\n  port: "8080"\n', "wrong-type", 2, 9, /server\.port/);
+  rejects(
+    "static:\n  gzip: yes\n",
+    "wrong-type",
+    2,
+    9,
+    /static\.gzip.*true or false/,
+  );
+  rejects(
+    "static:\n  index-files: index.html\n",
+    "wrong-type",
+    2,
+    16,
+    /static\.index-files.*list/,
+  );
+  rejects(
+    "static:\n  index-files: [a, [b]]\n",
+    "wrong-type",
+    2,
+    20,
+    /static\.index-files/,
+  );
+  rejects(
+    "static:\n  index-files: [a, ../b]\n",
+    "wrong-type",
+    2,
+    20,
+    /static\.index-files "\.\.\/b".*plain file name/,
+  );
+  rejects("static:\n  root:\n", "wrong-type", 2, 8, /static\.root.*nothing/);
+  rejects("server: 8080\n", "wrong-type", 1, 9, /server.*map/);
+  rejects("- a\n", "wrong-type", 1, 1, /the file.*map/);
+  rejects("headers:\n  always: [a]\n", "wrong-type", 2, 11, /headers\.always/);
+  rejects(
+    "headers:\n  always:\n    bad name: x\n",
+    "bad-header",
+    3,
+    5,
+    /headers\.always.*"bad name"/,
+  );
+  rejects(
+    "logging:\n  level: loud\n",
+    "out-of-range",
+    2,
+    10,
+    /logging\.level "loud"/,
+  );
+});
+
+Deno.test("parseConfigYaml() reports a syntax error with its line and column", () => {
+  rejects(
+    "server:\n  port: [1,\n  bind: x\n",
+    "yaml-syntax",
+    3,
+    3,
+    /Cannot parse the YAML file/,
+  );
+  rejects("server:\n  port: 1\n  port: 2\n", "yaml-syntax", 3, 3, /unique/);
+  rejects("server:\n\tport: 1\n", "yaml-syntax", 2, 1, /Cannot parse/);
+});

@@ -1,0 +1,70 @@
+/**
+ * The command line of `httpd-cli`: `serve`, `index`, `--version`, `--help`.
+ *
+ * @module
+ */
+import { UsageError } from "./errors.ts";
+import { runIndex } from "./index_cmd.ts";
+import { MAIN_HELP } from "./internal/help.ts";
+import { didYouMean } from "./internal/suggest.ts";
+import { runServe, versionLine } from "./serve.ts";
+
+/** The commands `main` knows. */
+const COMMANDS = ["serve", "index"];
+
+/**
+ * Runs the launcher with the process's arguments and returns the exit
+ * status: `serve` serves a directory (see {@linkcode runServe}), `index`
+ * writes the static index and sidecars.
+ *
+ * @param args The arguments, such as `["serve", "--port", "0"]`.
+ * @returns The exit status: 0 after a clean stop, 2 for a usage mistake,
+ * 1 when listening fails.
+ *
+ * @example Print the version
+ * ```ts
+ * import { main } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(await main(["--version"]), 0);
+ * ```
+ */
+export async function main(args: readonly string[]): Promise<number> {
+  const [command, ...rest] = args;
+  switch (command) {
+    case "serve":
+      return await runServe(rest);
+    case "index":
+      return await runIndex(rest);
+    case "-V":
+    case "--version":
+      writeLine(Deno.stdout, versionLine());
+      return 0;
+    case "-h":
+    case "--help":
+    case "help":
+      writeLine(Deno.stdout, MAIN_HELP.trimEnd());
+      return 0;
+    case undefined:
+      writeLine(Deno.stderr, MAIN_HELP.trimEnd());
+      return 2;
+    default: {
+      const error = new UsageError(
+        "unknown-command",
+        `Unknown command "${command}"${didYouMean(command, COMMANDS)}`,
+      );
+      writeLine(Deno.stderr, error.line);
+      return error.exitCode;
+    }
+  }
+}
+
+function writeLine(
+  stream: { writeSync(p: Uint8Array): number },
+  line: string,
+): void {
+  let bytes = new TextEncoder().encode(line + "\n");
+  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

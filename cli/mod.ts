@@ -1,0 +1,52 @@
+/**
+ * `httpd-cli`: serve a directory over HTTP/1.1 and HTTP/2, configured by
+ * flags, environment variables and a YAML file (precedence flag >
+ * environment > YAML > default), with the build identification headers of
+ * `@org/httpd` on every response.
+ *
+ * Run it:
+ *
+ * ```sh
+ * deno run -A jsr:@org/httpd-cli serve --root ./public --port 8080
+ * deno run -A cli/main.ts serve --config site.yaml   # from a checkout
+ * deno task serve                                    # the bundled example site
+ * ```
+ *
+ * `--metrics[=PATH]` publishes `@org/metrics` on PATH (default `/metrics`,
+ * answered before the files): the request timer `http.server.requests`
+ * (Prometheus `http_server_requests_seconds{mp_scope="vendor"}`, tagged
+ * `method`, `status` class such as `2xx`, and `uri`: `static`, `NOT_FOUND`,
+ * `REDIRECTION` or PATH, never the raw path) and the runtime metrics. With
+ * `--workers N` one scrape shows the sum over all workers.
+ *
+ * `--workers N` needs Deno's `--unstable-net` (for `SO_REUSEPORT`); the
+ * launcher adds it by running itself again when it is missing. A compiled
+ * binary must be built with `--unstable-net` and
+ * `--include cli/internal/worker_main.ts`.
+ *
+ * @example Load the configuration without serving
+ * ```ts
+ * import { loadServeConfig } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const root = await Deno.makeTempDir();
+ * const config = await loadServeConfig(["--root", root, "--no-gzip"], {
+ *   env: (name) => name === "SERVICE_ACCESS_LOG" ? "true" : undefined,
+ * });
+ * assert.equal(config.gzip, false);
+ * assert.equal(config.accessLog, true);
+ * await Deno.remove(root);
+ * ```
+ *
+ * @module
+ */
+import { main } from "./main.ts";
+
+export * from "./config.ts";
+export * from "./errors.ts";
+export * from "./index_cmd.ts";
+export * from "./log_level.ts";
+export * from "./main.ts";
+export * from "./serve.ts";
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

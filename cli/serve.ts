@@ -1,0 +1,261 @@
+/**
+ * The `serve` command: serve a directory until SIGINT or SIGTERM.
+ *
+ * @module
+ */
+import { BuildInfo } from "@org/httpd";
+import type { ServeConfig } from "./config.ts";
+import { ListenError, UsageError, YamlSyntaxError } from "./errors.ts";
+import { logs } from "./log_level.ts";
+import { parseServeArgs } from "./internal/args.ts";
+import { SERVE_HELP } from "./internal/help.ts";
+import { listeningUrls } from "./internal/listen_urls.ts";
+import type { EnvReader } from "./internal/merge.ts";
+import { resolveServeConfig } from "./internal/resolve.ts";
+import { processMetrics } from "./internal/server_metrics.ts";
+import { startServer } from "./internal/start_server.ts";
+import { Supervisor } from "./internal/supervisor.ts";
+import {
+  relaunchWithUnstableNet,
+  unstableNetEnabled,
+} from "./internal/unstable_net.ts";
+
+/** Receives one line of output, without a line break. */
+export type LineWriter = (line: string) => void;
+
+/** Options of {@linkcode runServe}, for embedding and tests. */
+export interface ServeOptions {
+  /** Reads environment variables. Default `Deno.env.get`. */
+  env?: EnvReader;
+  /** The directory relative paths start from. Default `Deno.cwd()`. */
+  cwd?: string;
+  /** Stops the server when aborted; without it, SIGINT and SIGTERM do. */
+  signal?: AbortSignal;
+  /** Receives the listening URLs once the server listens. */
+  onListening?: (urls: readonly string[]) => void;
+  /** Standard output lines. Default: the process's standard output. */
+  stdout?: LineWriter;
+  /** Standard error lines. Default: the process's standard error. */
+  stderr?: LineWriter;
+}
+
+/** The running servers: one on this thread, or a supervisor of workers. */
+interface Running {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Time for the access log's buffered lines to reach standard output after a stop. */
+const FLUSH_GRACE_MS = 50;
+
+/**
+ * Runs `serve` with the arguments after the word `serve`: loads the
+ * configuration (see {@linkcode loadServeConfig}), listens, prints one
+ * `Listening on <url>` line per reachable URL, and serves until SIGINT or
+ * SIGTERM (or `options.signal`), then stops gracefully.
+ *
+ * @param args The arguments after `serve`.
+ * @param options Environment, stop signal and output, for embedding.
+ * @returns The exit status: 0 after a clean stop (or `--help`,
+ * `--version`), 2 for a usage mistake, 1 when the address cannot be bound.
+ *
+ * @example Serve a directory, fetch a file, stop
+ * ```ts
+ * import { runServe } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const root = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${root}/hello.txt`, "Hello, World!");
+ * const stop = new AbortController();
+ * const listening = Promise.withResolvers<string>();
+ * const status = runServe(["--root", root, "--port", "0", "--bind", "127.0.0.1"], {
+ *   signal: stop.signal,
+ *   stdout: () => {},
+ *   onListening: (urls) => listening.resolve(urls[0]!),
+ * });
+ * const res = await fetch(new URL("hello.txt", await listening.promise));
+ * assert.equal(await res.text(), "Hello, World!");
+ * stop.abort();
+ * assert.equal(await status, 0);
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export async function runServe(
+  args: readonly string[],
+  options: ServeOptions = {},
+): Promise<number> {
+  const out = options.stdout ?? writeStdout;
+  const err = options.stderr ?? writeStderr;
+  let config: ServeConfig;
+  try {
+    const flags = parseServeArgs(args);
+    if (flags.help) {
+      out(SERVE_HELP.trimEnd());
+      return 0;
+    }
+    if (flags.version) {
+      out(versionLine());
+      return 0;
+    }
+    config = await resolveServeConfig(flags, options);
+  } catch (error) {
+    return report(error, err);
+  }
+  if (config.workers > 1 && !unstableNetEnabled()) {
+    const status = await relaunchWithUnstableNet(["serve", ...args]);
+    if (status !== undefined) return status;
+    return report(
+      new UsageError(
+        "bad-workers",
+        `Cannot use --workers ${config.workers}: sharing a port needs Deno's --unstable-net flag ` +
+          "(deno run -A --unstable-net ...)",
+      ),
+      err,
+    );
+  }
+  if (logs(config.logLevel, "debug")) out(`Configuration: ${describe(config)}`);
+  let running: Running;
+  try {
+    running = config.workers > 1
+      ? await startWorkers(config, err)
+      : await startHere(config);
+  } catch (error) {
+    return report(error, err);
+  }
+  const urls = listeningUrls(config.bind, running.port, {
+    secure: config.tls !== undefined,
+  });
+  if (logs(config.logLevel, "info")) {
+    for (const url of urls) out(`Listening on ${url}`);
+    if (config.workers > 1) out(`Serving with ${config.workers} workers`);
+  }
+  options.onListening?.(urls);
+  await untilStopped(options.signal, running);
+  if (config.accessLog) {
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_GRACE_MS));
+  }
+  return 0;
+}
+
+/** The line `--version` prints: the build identification of the `Server` header. */
+export function versionLine(): string {
+  return BuildInfo.current().serverHeader;
+}
+
+async function startHere(config: ServeConfig): Promise<Running> {
+  const metrics = config.metrics === undefined ? undefined : processMetrics();
+  try {
+    const server = await startServer(config, metrics ? { metrics } : {});
+    return {
+      port: server.port,
+      stop: async () => {
+        await server.stop();
+        metrics?.close();
+      },
+    };
+  } catch (error) {
+    metrics?.close();
+    throw error;
+  }
+}
+
+async function startWorkers(
+  config: ServeConfig,
+  err: LineWriter,
+): Promise<Running> {
+  const metrics = config.metrics === undefined ? undefined : processMetrics();
+  const supervisor = new Supervisor({
+    count: config.workers,
+    config,
+    ...(metrics
+      ? { localState: (filter) => metrics.registries.state(filter) }
+      : {}),
+    onRestart: (id, reason, delayMs) => {
+      if (logs(config.logLevel, "warn")) {
+        err(
+          `httpd-cli: Worker ${id} stopped (${reason}); restarting in ${delayMs} ms`,
+        );
+      }
+    },
+  });
+  let port: number;
+  try {
+    port = await supervisor.start();
+  } catch (error) {
+    metrics?.close();
+    throw error;
+  }
+  return {
+    port,
+    stop: async () => {
+      await supervisor.stop();
+      metrics?.close();
+    },
+  };
+}
+
+/**
+ * Waits for the stop request, then stops. OS signal listeners stay installed
+ * until the stop completes, so a second Ctrl-C (or the same SIGINT reaching
+ * a relaunched child twice) does not cut the graceful stop short.
+ */
+async function untilStopped(
+  signal: AbortSignal | undefined,
+  running: Running,
+): Promise<void> {
+  const requested = Promise.withResolvers<void>();
+  if (signal) {
+    if (signal.aborted) requested.resolve();
+    signal.addEventListener("abort", () => requested.resolve(), { once: true });
+    await requested.promise;
+    await running.stop();
+    return;
+  }
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const listener = () => requested.resolve();
+  for (const name of signals) Deno.addSignalListener(name, listener);
+  try {
+    await requested.promise;
+    await running.stop();
+  } finally {
+    for (const name of signals) Deno.removeSignalListener(name, listener);
+  }
+}
+
+function report(error: unknown, err: LineWriter): number {
+  if (
+    error instanceof UsageError || error instanceof YamlSyntaxError ||
+    error instanceof ListenError
+  ) {
+    err(error.line);
+    return error.exitCode;
+  }
+  throw error;
+}
+
+function describe(config: ServeConfig): string {
+  const { tls, ...rest } = config;
+  return JSON.stringify(
+    tls
+      ? { ...rest, tls: { certFile: tls.certFile, keyFile: tls.keyFile } }
+      : rest,
+  );
+}
+
+const encoder = new TextEncoder();
+
+function writeAll(
+  stream: { writeSync(p: Uint8Array): number },
+  line: string,
+): void {
+  let bytes = encoder.encode(line + "\n");
+  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+}
+
+function writeStdout(line: string): void {
+  writeAll(Deno.stdout, line);
+}
+
+function writeStderr(line: string): void {
+  writeAll(Deno.stderr, line);
+}

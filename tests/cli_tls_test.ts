@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { launch, makeSite, runCli } from "./cli_launcher.ts";
+
+/** Writes a self-signed certificate for 127.0.0.1 with openssl, or returns undefined without it. */
+async function makeCertificate(
+  dir: string,
+): Promise<{ cert: string; key: string } | undefined> {
+  const cert = `${dir}/cert.pem`;
+  const key = `${dir}/key.pem`;
+  try {
+    const { success } = await new Deno.Command("openssl", {
+      args: [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success ? { cert, key } : undefined;
+  } catch {
+    return undefined; // No openssl.
+  }
+}
+
+async function curl(args: string[]): Promise<string> {
+  const { stdout } = await new Deno.Command("curl", {
+    args: ["-sk", "--max-time", "10", ...args],
+  }).output();
+  return new TextDecoder().decode(stdout);
+}
+
+Deno.test("serve --tls-cert/--tls-key speaks HTTPS with HTTP/2 by ALPN and HTTP/1.1", async (t) => {
+  const root = await makeSite({ "index.html": "<h1>secure</h1>" });
+  try {
+    const pair = await makeCertificate(root);
+    if (!pair) {
+      // deno-lint-ignore no-console
+      console.warn("skipped: openssl is not available");
+      return;
+    }
+    await using cli = await launch([
+      "--root",
+      root,
+      "--port",
+      "0",
+      "--bind",
+      "127.0.0.1",
+      "--tls-cert",
+      pair.cert,
+      "--tls-key",
+      pair.key,
+    ]);
+    assert.match(cli.url, /^https:\/\/127\.0\.0\.1:\d+\/$/);
+    await t.step("HTTP/2", async () => {
+      assert.equal(
+        await curl(["--http2", "-w", " %{http_version} %{http_code}", cli.url]),
+        "<h1>secure</h1> 2 200",
+      );
+    });
+    await t.step("HTTP/1.1", async () => {
+      assert.equal(
+        await curl([
+          "--http1.1",
+          "-w",
+          " %{http_version} %{http_code}",
+          cli.url,
+        ]),
+        "<h1>secure</h1> 1.1 200",
+      );
+    });
+    assert.equal((await cli.stop()).code, 0);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("serve exits 2 naming both files when the TLS pair does not load", async () => {
+  const root = await makeSite({ "index.html": "x" });
+  try {
+    const a = await makeCertificate(root);
+    if (!a) return;
+    const other = await makeSite({});
+    const b = await makeCertificate(other);
+    try {
+      const result = await runCli([
+        "serve",
+        "--root",
+        root,
+        "--tls-cert",
+        a.cert,
+        "--tls-key",
+        b!.key,
+      ]);
+      assert.equal(result.code, 2);
+      assert.match(
+        result.stderr,
+        /^httpd-cli: Cannot use --tls-cert ".*cert\.pem" with --tls-key ".*key\.pem": .+\n$/,
+      );
+    } finally {
+      await Deno.remove(other, { recursive: true });
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
