@@ -183,9 +183,7 @@ export function walkRaw<T>(
     }
   }
   if (node.wildcard !== null) {
-    for (let i = end; i < len; i++) {
-      if (path.charCodeAt(i) === 37 /* % */) return NEEDS_DECODING as Route<T>;
-    }
+    if (path.indexOf("%", end) !== -1) return NEEDS_DECODING as Route<T>;
     // The tail, without the transparent trailing slash.
     pos[2 * n] = start;
     pos[2 * n + 1] = path.charCodeAt(len - 1) === 47 ? len - 1 : len;
