@@ -7,14 +7,16 @@
 
 /** The first bytes of the HTTP/2 client connection preface: "PRI * HTTP/2.0". */
 const PREFACE_START = new TextEncoder().encode("PRI * HTTP/2.0");
-/** Size of the first read; later reads are the driver's. */
-const FIRST_READ_SIZE = 16 * 1024;
+import { connectionBuffers } from "./buffer_pool.ts";
 
 /** The result of {@linkcode detectProtocol}. */
 export interface Detected {
   /** `h2` when the bytes start the HTTP/2 preface, else `http/1.1`. */
   protocol: "h2" | "http/1.1";
-  /** Bytes read so far; the driver processes them first. */
+  /**
+   * Bytes read so far, a view at the start of a pooled buffer; the driver
+   * processes them first and may adopt the buffer (then releases it).
+   */
   initial: Uint8Array;
 }
 
@@ -33,7 +35,7 @@ export async function detectProtocol(
   conn: Deno.Conn,
   timeoutMs: number,
 ): Promise<Detected | null> {
-  const buf = new Uint8Array(FIRST_READ_SIZE);
+  const buf = connectionBuffers.acquire();
   let filled = 0;
   const timer = setTimeout(() => {
     try {
@@ -45,7 +47,10 @@ export async function detectProtocol(
   try {
     while (true) {
       const n = await conn.read(buf.subarray(filled));
-      if (n === null) return null;
+      if (n === null) {
+        connectionBuffers.release(buf);
+        return null;
+      }
       filled += n;
       const compared = Math.min(filled, PREFACE_START.length);
       for (let i = 0; i < compared; i++) {

@@ -18,6 +18,10 @@ import type {
   ServedConnection,
   ServerContext,
 } from "../conn/types.ts";
+import {
+  CONNECTION_BUFFER_SIZE,
+  connectionBuffers,
+} from "../conn/buffer_pool.ts";
 import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
 import { dispatch } from "../dispatch.ts";
 import { ChunkedDecoder } from "./chunked.ts";
@@ -33,10 +37,10 @@ import {
 import { H1ParseError } from "./errors.ts";
 import { HeadParser, type RequestHead } from "./parse.ts";
 
-/** Initial read buffer: one typical head fits, and so does a pipelined burst. */
-const READ_BUFFER_SIZE = 16 * 1024;
-/** Output buffer: pipelined responses are batched up to this size per write. */
-const WRITE_BUFFER_SIZE = 64 * 1024;
+/** Read and write buffers (pooled): a typical head, or a pipelined burst of
+ * responses, fits; both grow on demand and shrink back after. */
+const READ_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
+const WRITE_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
 /** In-memory bodies up to this size are copied next to their head (one write). */
 const COPY_BODY_LIMIT = 16 * 1024;
 /** Up to this length, ASCII text is copied by a loop: cheaper than an encoder call. */
@@ -78,7 +82,7 @@ class H1Connection implements ServedConnection {
   #buf: Uint8Array;
   #start: number;
   #end: number;
-  #out = new Uint8Array(WRITE_BUFFER_SIZE);
+  #out = connectionBuffers.acquire();
   #outLen = 0;
   #phase = IDLE;
   #served = 0;
@@ -97,12 +101,15 @@ class H1Connection implements ServedConnection {
     this.#server = server;
     this.#info = info;
     this.#parser = new HeadParser(server.limits);
-    if (initial.buffer.byteLength >= READ_BUFFER_SIZE) {
+    if (
+      initial.buffer.byteLength === READ_BUFFER_SIZE && initial.byteOffset === 0
+    ) {
+      // Adopt the pooled buffer protocol detection read into.
       this.#buf = new Uint8Array(initial.buffer);
-      this.#start = initial.byteOffset;
-      this.#end = initial.byteOffset + initial.byteLength;
+      this.#start = 0;
+      this.#end = initial.byteLength;
     } else {
-      this.#buf = new Uint8Array(READ_BUFFER_SIZE);
+      this.#buf = connectionBuffers.acquire();
       this.#buf.set(initial);
       this.#start = 0;
       this.#end = initial.byteLength;
@@ -137,7 +144,10 @@ class H1Connection implements ServedConnection {
   expire(): void {
     if (this.#phase === HEAD) {
       // RFC 9110 section 15.5.9: 408 for a request not completed in time.
-      this.#sendError(408).finally(() => this.close());
+      // Written from its own bytes: the loop may still own #out.
+      this.#conn.write(this.#errorBytes(408))
+        .catch(() => {})
+        .finally(() => this.close());
     } else {
       this.close();
     }
@@ -152,6 +162,9 @@ class H1Connection implements ServedConnection {
     } finally {
       this.#watcher.delete(this);
       this.close();
+      // No read or write is pending any more: the buffers can be reused.
+      connectionBuffers.release(this.#buf);
+      connectionBuffers.release(this.#out);
       this.#resolveClosed();
     }
   }
@@ -178,7 +191,7 @@ class H1Connection implements ServedConnection {
             off += await this.#conn.write(data.subarray(off));
           }
           if (this.#out.length > WRITE_BUFFER_SIZE) {
-            this.#out = new Uint8Array(WRITE_BUFFER_SIZE);
+            this.#out = connectionBuffers.acquire();
           }
         }
         if (this.#start === this.#end) {
@@ -402,23 +415,27 @@ class H1Connection implements ServedConnection {
   }
 
   async #sendError(status: number): Promise<void> {
+    this.#appendBytes(this.#errorBytes(status));
+    try {
+      await this.#flush();
+    } catch {
+      // The peer is gone.
+    }
+  }
+
+  /** A complete error response that closes the connection. */
+  #errorBytes(status: number): Uint8Array {
     const text = statusText(status);
-    const headers = new HttpHeaders([[
-      "content-type",
+    const headers = HttpHeaders.fromTrusted(["content-type"], [
       "text/plain; charset=utf-8",
-    ]]);
+    ]);
     const options = this.#head;
     options.framing = LENGTH;
     options.length = text.length;
     options.close = true;
     options.keepAlive = false;
     options.passLength = false;
-    this.#append(encodeHead(status, headers, options) + text);
-    try {
-      await this.#flush();
-    } catch {
-      // The peer is gone.
-    }
+    return encoder.encode(encodeHead(status, headers, options) + text);
   }
 
   #append(text: string): void {
@@ -469,7 +486,7 @@ class H1Connection implements ServedConnection {
       off += await this.#conn.write(data.subarray(off));
     }
     if (this.#out.length > WRITE_BUFFER_SIZE) {
-      this.#out = new Uint8Array(WRITE_BUFFER_SIZE);
+      this.#out = connectionBuffers.acquire();
     }
   }
 
