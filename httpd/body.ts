@@ -21,9 +21,9 @@ export function pendingText(body: Body): string | undefined {
   return readText(body);
 }
 
-/** How large a chunk a file body reads at once: the size that keeps a 16 KiB
- * TLS record and a 64 KiB socket buffer busy without holding much memory. */
-export const FILE_CHUNK_SIZE = 64 * 1024;
+import { readFileRange } from "./internal/file_range.ts";
+
+export { FILE_CHUNK_SIZE } from "./internal/file_range.ts";
 
 /** The kinds of body a {@linkcode Body} can hold. */
 export type BodyKind = "empty" | "bytes" | "stream" | "file";
@@ -319,23 +319,7 @@ export class Body {
   async *#readFile(): AsyncGenerator<Uint8Array, void, undefined> {
     const file = this.#file!;
     try {
-      if (this.#offset > 0) await file.seek(this.#offset, Deno.SeekMode.Start);
-      let left = this.#length!;
-      while (left > 0) {
-        const chunk = new Uint8Array(Math.min(FILE_CHUNK_SIZE, left));
-        let filled = 0;
-        while (filled < chunk.byteLength) {
-          const n = await file.read(chunk.subarray(filled));
-          if (n === null) {
-            throw new RangeError(
-              `Cannot read file body: file ended ${left - filled} bytes early`,
-            );
-          }
-          filled += n;
-        }
-        left -= filled;
-        yield chunk;
-      }
+      yield* readFileRange(file, this.#offset, this.#length!);
     } finally {
       if (this.#closeFile && this.#file) {
         this.#file = undefined;

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Body, FILE_CHUNK_SIZE } from "../../body.ts";
+import { Body } from "../../body.ts";
+import { readFileRange } from "../file_range.ts";
 import type { ByteRange } from "./range.ts";
 
 const encoder = new TextEncoder();
@@ -78,21 +79,7 @@ async function* parts(
   for (let i = 0; i < ranges.length; i++) {
     yield heads[i]!;
     const r = ranges[i]!;
-    await file.seek(r.start, Deno.SeekMode.Start);
-    let left = r.end - r.start + 1;
-    while (left > 0) {
-      const chunk = new Uint8Array(Math.min(FILE_CHUNK_SIZE, left));
-      let filled = 0;
-      while (filled < chunk.byteLength) {
-        const n = await file.read(chunk.subarray(filled));
-        if (n === null) {
-          throw new RangeError("Cannot send range: file ended early");
-        }
-        filled += n;
-      }
-      left -= filled;
-      yield chunk;
-    }
+    yield* readFileRange(file, r.start, r.end - r.start + 1);
   }
   yield tail;
 }
