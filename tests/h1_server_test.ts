@@ -567,3 +567,55 @@ Deno.test("stop() does not wait for a connection that never sent a request", asy
   assert.equal(outcome, "stopped");
   assert.equal((await readAll(silent, 1000)).closed, true);
 });
+
+Deno.test("a client that stops reading a large response is dropped after the idle timeout", async () => {
+  const big = new Uint8Array(64 * 1024 * 1024);
+  const server = new Server({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    handler: () =>
+      new Response(Body.stream(ReadableStream.from([big]), big.length)),
+    limits: { keepAliveTimeoutMs: 300, gracefulStopMs: 60_000 },
+  });
+  await server.start();
+  const conn = await connect(server.port);
+  try {
+    await conn.write(encoder.encode(GET("/big")));
+    // Never read: the socket buffers fill and the server's write stalls.
+    await new Promise((r) => setTimeout(r, 1500));
+    const outcome = await Promise.race([
+      server.stop().then(() => "stopped"),
+      new Promise((r) => setTimeout(() => r("still writing"), 5_000)),
+    ]);
+    assert.equal(outcome, "stopped");
+  } finally {
+    conn.close();
+  }
+});
+
+Deno.test("a stream longer than its declared length is cut, never sent past it", async () => {
+  const server = new Server({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    handler: () =>
+      new Response(
+        Body.stream(
+          ReadableStream.from([encoder.encode("abc"), encoder.encode("defgh")]),
+          5,
+        ),
+      ),
+  });
+  await server.start();
+  try {
+    const { text, closed } = await exchange(
+      server.port,
+      GET("/", "Connection: close\r\n"),
+    );
+    const body = text.slice(text.indexOf("\r\n\r\n") + 4);
+    assert.match(text, /content-length: 5\r\n/);
+    assert.ok(body.length <= 5, `sent ${JSON.stringify(body)}`);
+    assert.equal(closed, true);
+  } finally {
+    await server.stop();
+  }
+});

@@ -186,6 +186,7 @@ class H1Connection implements ServedConnection {
         if (this.#outLen > 0) {
           const data = this.#out.subarray(0, this.#outLen);
           this.#outLen = 0;
+          this.deadline = Date.now() + limits.keepAliveTimeoutMs;
           let off = await this.#conn.write(data);
           while (off < data.byteLength) {
             off += await this.#conn.write(data.subarray(off));
@@ -382,10 +383,15 @@ class H1Connection implements ServedConnection {
   /** Sends a streamed or file body; false when it failed midway. */
   async #streamBody(body: Body, chunked: boolean): Promise<boolean> {
     let sent = 0;
+    const expected = body.contentLength;
     try {
       for await (const chunk of body.chunks()) {
         if (chunk.byteLength === 0) continue;
         sent += chunk.byteLength;
+        if (expected !== undefined && sent > expected) {
+          // Never put more bytes on the wire than Content-Length announced.
+          throw new RangeError(`Cannot send body: more than ${expected} bytes`);
+        }
         if (chunked) this.#append(`${chunk.byteLength.toString(16)}\r\n`);
         if (chunk.byteLength <= COPY_BODY_LIMIT) this.#appendBytes(chunk);
         else {
@@ -395,7 +401,6 @@ class H1Connection implements ServedConnection {
         if (chunked) this.#append("\r\n");
         await this.#flush();
       }
-      const expected = body.contentLength;
       if (expected !== undefined && sent !== expected) {
         throw new RangeError(
           `Cannot finish body: sent ${sent} of ${expected} bytes`,
@@ -481,20 +486,25 @@ class H1Connection implements ServedConnection {
     if (this.#outLen === 0) return;
     const data = this.#out.subarray(0, this.#outLen);
     this.#outLen = 0;
-    let off = await this.#conn.write(data);
-    while (off < data.byteLength) {
-      off += await this.#conn.write(data.subarray(off));
-    }
+    await this.#write(data);
     if (this.#out.length > WRITE_BUFFER_SIZE) {
       this.#out = connectionBuffers.acquire();
     }
   }
 
+  /**
+   * Writes all of `data`. A peer that takes no bytes for
+   * `keepAliveTimeoutMs` is dropped (nginx's `send_timeout`), so a client
+   * that stops reading cannot hold a connection and its body forever.
+   */
   async #write(data: Uint8Array): Promise<void> {
+    const timeout = this.#server.limits.keepAliveTimeoutMs;
     let off = 0;
     while (off < data.byteLength) {
+      this.deadline = Date.now() + timeout;
       off += await this.#conn.write(data.subarray(off));
     }
+    this.deadline = 0;
   }
 
   // --- request body access, used by H1BodyReader -------------------------
