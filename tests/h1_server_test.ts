@@ -619,3 +619,33 @@ Deno.test("a stream longer than its declared length is cut, never sent past it",
     await server.stop();
   }
 });
+
+Deno.test("a body read after the response is refused, never served from a reused buffer", async () => {
+  let kept: Request | undefined;
+  const server = new Server({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    handler: (req) => {
+      if (req.path === "/keep") kept = req;
+      return Response.text("ok");
+    },
+  });
+  await server.start();
+  try {
+    // A body too large to drain, so the connection closes unread.
+    const big =
+      `POST /keep HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n${
+        "a".repeat(1000)
+      }`;
+    await exchange(server.port, big);
+    // Other connections reuse pooled buffers meanwhile.
+    await exchange(server.port, GET("/other", "Connection: close\r\n"));
+    assert.ok(kept);
+    // The first chunk would come from the connection's buffer, which the
+    // pool has handed to the next connection by now.
+    const reader = kept!.body!.getReader();
+    await assert.rejects(() => reader.read());
+  } finally {
+    await server.stop();
+  }
+});

@@ -302,6 +302,9 @@ class H1Connection implements ServedConnection {
     if (reader !== null && !reader.finished) {
       // An unread body must be skipped before the next request can be read.
       close ||= !(await reader.drain());
+      // A handler that kept the request must not read on later: the
+      // connection's buffer goes back to the pool when the connection ends.
+      reader.cancel();
     }
     return await this.#respond(head, res, close);
   }
