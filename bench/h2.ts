@@ -21,6 +21,7 @@ import {
   startServer,
   table,
 } from "./support.ts";
+import { writeTestCertificate } from "../tests/support/tls_cert.ts";
 
 /** Requests per h2load run: long enough to warm the JIT, short on a shared box. */
 const DEFAULT_REQUESTS = 100_000;
@@ -83,31 +84,6 @@ async function measure(url: string, requests: number): Promise<H2loadResult> {
   return best;
 }
 
-async function makeCert(dir: string): Promise<boolean> {
-  const out = await new Deno.Command("openssl", {
-    args: [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-keyout",
-      `${dir}/k.pem`,
-      "-out",
-      `${dir}/c.pem`,
-    ],
-    stdout: "null",
-    stderr: "null",
-  }).output().catch(() => ({ success: false }));
-  return out.success;
-}
-
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
@@ -144,8 +120,8 @@ http {
   scgi_temp_path ${dir}/scgi;
   server {
     listen 127.0.0.1:${tls} ssl http2;
-    ssl_certificate ${dir}/c.pem;
-    ssl_certificate_key ${dir}/k.pem;
+    ssl_certificate ${dir}/cert.pem;
+    ssl_certificate_key ${dir}/key.pem;
     location / { return 200 "${HELLO}"; }
   }
   server {
@@ -208,7 +184,7 @@ export async function runH2Bench(options: H2BenchOptions = {}): Promise<void> {
   }
   const dir = await Deno.makeTempDir({ prefix: "h2bench" });
   try {
-    if (!(await makeCert(dir))) {
+    if (!(await writeTestCertificate(dir))) {
       console.log("openssl is missing: skipping the HTTP/2 benchmark");
       return;
     }
@@ -305,8 +281,8 @@ export async function runH2Bench(options: H2BenchOptions = {}): Promise<void> {
 async function serve(kind: string, tlsDir: string | undefined): Promise<void> {
   const tls = tlsDir
     ? {
-      cert: await Deno.readTextFile(`${tlsDir}/c.pem`),
-      key: await Deno.readTextFile(`${tlsDir}/k.pem`),
+      cert: await Deno.readTextFile(`${tlsDir}/cert.pem`),
+      key: await Deno.readTextFile(`${tlsDir}/key.pem`),
     }
     : undefined;
   if (kind === "deno") {

@@ -1,40 +1,13 @@
 import assert from "node:assert/strict";
 import { launch, makeSite, runCli } from "./cli_launcher.ts";
+import { writeTestCertificate } from "./support/tls_cert.ts";
 
-/** Writes a self-signed certificate for 127.0.0.1 with openssl, or returns undefined without it. */
+/** The certificate files for the launcher, or undefined without openssl. */
 async function makeCertificate(
   dir: string,
 ): Promise<{ cert: string; key: string } | undefined> {
-  const cert = `${dir}/cert.pem`;
-  const key = `${dir}/key.pem`;
-  try {
-    const { success } = await new Deno.Command("openssl", {
-      args: [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=DNS:localhost,IP:127.0.0.1",
-      ],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success ? { cert, key } : undefined;
-  } catch {
-    return undefined; // No openssl.
-  }
+  const made = await writeTestCertificate(dir);
+  return made ? { cert: made.certFile, key: made.keyFile } : undefined;
 }
 
 async function curl(args: string[]): Promise<string> {

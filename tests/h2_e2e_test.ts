@@ -10,6 +10,7 @@ import { Buffer } from "node:buffer";
 import { Server } from "../httpd/server.ts";
 import { Response } from "../httpd/response.ts";
 import type { Handler } from "../httpd/handler.ts";
+import { writeTestCertificate } from "./support/tls_cert.ts";
 
 const BIG = 3 * 1024 * 1024 + 17;
 
@@ -62,35 +63,10 @@ async function hasCommand(
 }
 
 async function makeCert(): Promise<{ cert: string; key: string } | null> {
-  if (!(await hasCommand("openssl", ["version"]))) return null;
   const dir = await Deno.makeTempDir();
   try {
-    const out = await new Deno.Command("openssl", {
-      args: [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-keyout",
-        `${dir}/k.pem`,
-        "-out",
-        `${dir}/c.pem`,
-      ],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    if (!out.success) return null;
-    return {
-      cert: await Deno.readTextFile(`${dir}/c.pem`),
-      key: await Deno.readTextFile(`${dir}/k.pem`),
-    };
+    const made = await writeTestCertificate(dir);
+    return made ? { cert: made.cert, key: made.key } : null;
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

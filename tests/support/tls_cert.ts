@@ -1,0 +1,67 @@
+/**
+ * A self-signed test certificate for localhost / 127.0.0.1, made at run
+ * time with `openssl` (tests and benchmarks never ship keys).
+ *
+ * @module
+ */
+
+/** Files and contents of a certificate made by {@linkcode writeTestCertificate}. */
+export interface TestCertificate {
+  /** The certificate file (PEM). */
+  certFile: string;
+  /** The private key file (PEM). */
+  keyFile: string;
+  /** The certificate, PEM. */
+  cert: string;
+  /** The private key, PEM. */
+  key: string;
+}
+
+/**
+ * Writes `cert.pem` and `key.pem` (P-256, one day, CN and SAN localhost and
+ * 127.0.0.1) into `dir`.
+ *
+ * @param dir An existing directory.
+ * @returns The files and their contents, or `null` when openssl is missing
+ * or fails (callers skip with a message).
+ */
+export async function writeTestCertificate(
+  dir: string,
+): Promise<TestCertificate | null> {
+  const certFile = `${dir}/cert.pem`;
+  const keyFile = `${dir}/key.pem`;
+  try {
+    const { success } = await new Deno.Command("openssl", {
+      args: [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        "-keyout",
+        keyFile,
+        "-out",
+        certFile,
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    if (!success) return null;
+  } catch {
+    return null; // No openssl.
+  }
+  return {
+    certFile,
+    keyFile,
+    cert: await Deno.readTextFile(certFile),
+    key: await Deno.readTextFile(keyFile),
+  };
+}
