@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { runServe } from "@org/httpd-cli";
 import { get, launch, makeSite, runCli } from "./cli_launcher.ts";
+import { PROMTOOL, promtoolCheck, unexpected } from "./support/promtool.ts";
 
 /** One Prometheus sample line: name, labels, value. */
 interface Sample {
@@ -68,45 +69,6 @@ async function requestOnNewConnection(
     text += new TextDecoder().decode(buf.subarray(0, n));
   }
   return text.slice(0, text.indexOf("\r\n\r\n"));
-}
-
-function findPromtool(): string | undefined {
-  const dirs = ["/usr/bin", "/usr/local/bin", "/bin"];
-  try {
-    dirs.unshift(...(Deno.env.get("PATH") ?? "").split(":").filter(Boolean));
-  } catch { /* no env permission: use the usual places */ }
-  for (const dir of dirs) {
-    try {
-      if (Deno.statSync(`${dir}/promtool`).isFile) return `${dir}/promtool`;
-    } catch { /* not here */ }
-  }
-  return undefined;
-}
-
-/** The lints MicroProfile names force (camelCase base metrics), as in `metrics_promtool_test.ts`. */
-const MANDATED_LINTS = [
-  /(metric|label) names should be written in 'snake_case' not 'camelCase'$/,
-  /non-summary metrics should not have "quantile" label$/,
-  /use base unit "[a-z]+" instead of "[a-z]+"$/,
-];
-
-async function promtoolProblems(
-  promtool: string,
-  text: string,
-): Promise<string[]> {
-  const child = new Deno.Command(promtool, {
-    args: ["check", "metrics"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const { stdout, stderr } = await child.output();
-  const out = new TextDecoder().decode(stdout) +
-    new TextDecoder().decode(stderr);
-  return out.split("\n").filter((l) => l.trim() !== "");
 }
 
 const SITE = {
@@ -173,15 +135,11 @@ Deno.test("serve --metrics times requests by method, status class and uri, and p
       assert.ok(found[0]!.value > 0, name);
     }
 
-    const promtool = findPromtool();
-    if (promtool === undefined) {
+    if (PROMTOOL === undefined) {
       console.warn("cli_metrics_test: promtool is not installed; skipped");
     } else {
-      const problems = await promtoolProblems(promtool, second.body);
-      assert.deepEqual(
-        problems.filter((p) => !MANDATED_LINTS.some((re) => re.test(p))),
-        [],
-      );
+      const { problems } = await promtoolCheck(PROMTOOL, second.body);
+      assert.deepEqual(unexpected(problems), []);
     }
   } finally {
     await Deno.remove(root, { recursive: true });
