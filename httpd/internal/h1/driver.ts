@@ -11,7 +11,12 @@ import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest } from "../../request.ts";
 import type { Response } from "../../response.ts";
-import { isBodylessStatus, statusText } from "../../status.ts";
+import { statusText } from "../../status.ts";
+import {
+  announcedLength,
+  carriesContent,
+  HANDLER_LENGTH,
+} from "../content_length.ts";
 import type {
   ConnectionDriver,
   ConnectionInfo,
@@ -328,30 +333,18 @@ class H1Connection implements ServedConnection {
     const body = res.body;
     const status = res.status;
     const options = this.#head;
-    const bodyless = isBodylessStatus(status);
-    const isHead = head.method === "HEAD";
+    const content = carriesContent(head.method, status);
     const length = body.contentLength;
+    const announced = announcedLength(head.method, status, length, res.headers);
     options.close = close;
     options.keepAlive = head.minor === 0 && !close;
     options.length = 0;
-    options.passLength = false;
-    if (bodyless) {
-      options.framing = NO_BODY;
-      options.passLength = status === 304;
-    } else if (isHead) {
-      if (
-        length !== undefined &&
-        !(length === 0 && res.headers.has("content-length"))
-      ) {
-        options.framing = LENGTH;
-        options.length = length;
-      } else {
-        options.framing = NO_BODY;
-        options.passLength = true;
-      }
-    } else if (length !== undefined) {
+    options.passLength = announced === HANDLER_LENGTH;
+    if (announced >= 0) {
       options.framing = LENGTH;
-      options.length = length;
+      options.length = announced;
+    } else if (!content) {
+      options.framing = NO_BODY;
     } else if (head.minor === 1) {
       options.framing = CHUNKED;
     } else {
@@ -359,7 +352,7 @@ class H1Connection implements ServedConnection {
       close = true;
     }
     this.#appendBytes(encodeHeadBytes(status, res.headers, options));
-    if (bodyless || isHead || length === 0) {
+    if (!content || length === 0) {
       if (body.kind !== "empty" && body.kind !== "bytes") {
         return body.cancel().then(() => !close);
       }

@@ -16,6 +16,11 @@ import type {
   ServedConnection,
   ServerContext,
 } from "../conn/types.ts";
+import {
+  announcedLength,
+  carriesContent,
+  HANDLER_LENGTH,
+} from "../content_length.ts";
 import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
 import {
@@ -424,11 +429,8 @@ class H2Driver implements H2ConnectionEvents {
     const status = res.status;
     const length = body.contentLength;
     const fields: string[] = [":status", String(status)];
-    // A HEAD or 304 answer may state the length of the content it omits
-    // (RFC 9110 8.6); an empty body cannot, so the handler's field stands.
-    const passLength = (req.method === "HEAD" || status === 304) &&
-      length === 0 &&
-      res.headers.has("content-length");
+    const announced = announcedLength(req.method, status, length, res.headers);
+    const passLength = announced === HANDLER_LENGTH;
     let flags = 0;
     res.headers.forEach((name, value) => {
       // RFC 9113 8.2.2: connection-specific fields are not sent.
@@ -444,7 +446,7 @@ class H2Driver implements H2ConnectionEvents {
           flags |= 4;
           break;
         case "content-length":
-          if (length !== undefined && !passLength) return;
+          if (!passLength) return;
           break;
       }
       fields.push(name, value);
@@ -453,16 +455,8 @@ class H2Driver implements H2ConnectionEvents {
     const serverHeader = this.#server.serverHeader;
     if (!(flags & 2)) fields.push("server", serverHeader);
     if (!(flags & 4)) fields.push("x-service-build", serverHeader);
-    // RFC 9110 8.6: no Content-Length in 1xx and 204 responses.
-    if (
-      length !== undefined && !passLength && status !== 204 && status !== 304 &&
-      status >= 200
-    ) {
-      fields.push("content-length", String(length));
-    }
-    // RFC 9110 9.3.2, 15.3.5, 15.4.5: HEAD, 204 and 304 have no content.
-    const noContent = req.method === "HEAD" || status === 204 || status === 304;
-    if (noContent || length === 0) {
+    if (announced >= 0) fields.push("content-length", String(announced));
+    if (!carriesContent(req.method, status) || length === 0) {
       this.#streams.delete(id);
       h2.respond(id, fields, true);
       void body.cancel();
