@@ -12,6 +12,7 @@ import {
 } from "@org/httpd";
 import { UsageError } from "./errors.ts";
 import type { LineWriter } from "./serve.ts";
+import { writeLine } from "./internal/write_line.ts";
 
 /** The help text of `httpd-cli index`. */
 export const INDEX_HELP: string =
@@ -200,12 +201,4 @@ function usageOf(error: unknown): UsageError {
         },
       );
   }
-}
-
-function writeLine(
-  stream: { writeSync(p: Uint8Array): number },
-  line: string,
-): void {
-  let bytes = new TextEncoder().encode(line + "\n");
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
 }

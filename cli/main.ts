@@ -8,6 +8,7 @@ import { runIndex } from "./index_cmd.ts";
 import { MAIN_HELP } from "./internal/help.ts";
 import { didYouMean } from "./internal/suggest.ts";
 import { runServe, versionLine } from "./serve.ts";
+import { writeLine } from "./internal/write_line.ts";
 
 /** The commands `main` knows. */
 const COMMANDS = ["serve", "index"];
@@ -57,14 +58,6 @@ export async function main(args: readonly string[]): Promise<number> {
       return error.exitCode;
     }
   }
-}
-
-function writeLine(
-  stream: { writeSync(p: Uint8Array): number },
-  line: string,
-): void {
-  let bytes = new TextEncoder().encode(line + "\n");
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -19,6 +19,7 @@ import {
   relaunchWithUnstableNet,
   unstableNetEnabled,
 } from "./internal/unstable_net.ts";
+import { writeLine } from "./internal/write_line.ts";
 
 /** Receives one line of output, without a line break. */
 export type LineWriter = (line: string) => void;
@@ -242,20 +243,10 @@ function describe(config: ServeConfig): string {
   );
 }
 
-const encoder = new TextEncoder();
-
-function writeAll(
-  stream: { writeSync(p: Uint8Array): number },
-  line: string,
-): void {
-  let bytes = encoder.encode(line + "\n");
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
-}
-
 function writeStdout(line: string): void {
-  writeAll(Deno.stdout, line);
+  writeLine(Deno.stdout, line);
 }
 
 function writeStderr(line: string): void {
-  writeAll(Deno.stderr, line);
+  writeLine(Deno.stderr, line);
 }
