@@ -28,15 +28,17 @@ import {
   connectionBuffers,
 } from "../conn/buffer_pool.ts";
 import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
+import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
 import { ChunkedDecoder } from "./chunked.ts";
 import {
+  cachedHead,
   CHUNKED,
   encodeHead,
-  encodeHeadBytes,
   type HeadOptions,
   LENGTH,
   NO_BODY,
+  rememberHead,
   UNTIL_CLOSE,
 } from "./encode.ts";
 import { H1ParseError } from "./errors.ts";
@@ -351,7 +353,21 @@ class H1Connection implements ServedConnection {
       options.framing = UNTIL_CLOSE;
       close = true;
     }
-    this.#appendBytes(encodeHeadBytes(status, res.headers, options));
+    const date = httpDate();
+    const cached = cachedHead(status, res.headers, options, date);
+    if (cached !== undefined) this.#appendBytes(cached);
+    else {
+      // Encoded straight into the output buffer, then remembered.
+      const at = this.#outLen;
+      this.#append(encodeHead(status, res.headers, options, date));
+      rememberHead(
+        status,
+        res.headers,
+        options,
+        date,
+        this.#out.subarray(at, this.#outLen),
+      );
+    }
     if (!content || length === 0) {
       if (body.kind !== "empty" && body.kind !== "bytes") {
         return body.cancel().then(() => !close);

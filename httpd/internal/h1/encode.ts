@@ -59,12 +59,14 @@ function statusLine(status: number): string {
  * @param status The status code.
  * @param headers The handler's fields.
  * @param options Framing and connection facts.
+ * @param date The `Date` value when the handler set none; now by default.
  * @returns The head, ending with the blank line.
  */
 export function encodeHead(
   status: number,
   headers: HttpHeaders,
   options: HeadOptions,
+  date: string = httpDate(),
 ): string {
   let head = statusLine(status);
   let hasDate = false;
@@ -99,75 +101,101 @@ export function encodeHead(
   else if (framing === CHUNKED) head += "transfer-encoding: chunked\r\n";
   if (options.close || framing === UNTIL_CLOSE) head += "connection: close\r\n";
   else if (options.keepAlive) head += "connection: keep-alive\r\n";
-  if (!hasDate) head += `date: ${httpDate()}\r\n`;
+  if (!hasDate) head += `date: ${date}\r\n`;
   if (!hasServer) head += `server: ${options.serverHeader}\r\n`;
   if (!hasBuild) head += `x-service-build: ${options.serverHeader}\r\n`;
   return head + "\r\n";
 }
 
-const encoder = new TextEncoder();
-
-/** The last head encoded, reused while nothing that shapes it changes. */
-interface CachedHead {
-  status: number;
-  names: readonly string[];
-  values: readonly string[];
-  framing: Framing;
-  length: number;
-  close: boolean;
-  keepAlive: boolean;
-  passLength: boolean;
-  serverHeader: string;
-  date: string;
-  bytes: Uint8Array;
-}
-
-let cached: CachedHead | undefined;
+/**
+ * The last head encoded, kept to be copied again while nothing that shapes
+ * it changes: servers answer runs of identical heads (same status, fields,
+ * framing and second). Its storage is reused, so a miss allocates nothing.
+ */
+const last = {
+  valid: false,
+  status: 0,
+  names: [] as string[],
+  values: [] as string[],
+  framing: NO_BODY as Framing,
+  length: 0,
+  close: false,
+  keepAlive: false,
+  passLength: false,
+  serverHeader: "",
+  date: "",
+  bytes: new Uint8Array(1024),
+  size: 0,
+};
 
 /**
- * {@linkcode encodeHead} as bytes, with a one-entry cache: servers answer
- * runs of identical heads (same status, fields, framing, second), and copying
- * the previous bytes is cheaper than building and encoding the text again.
+ * Returns the bytes of the last head remembered when this one would encode
+ * identically.
  *
  * @param status The status code.
  * @param headers The handler's fields.
  * @param options Framing and connection facts.
- * @returns The encoded head; the caller must not modify it.
+ * @param date The `Date` value the head would carry.
+ * @returns The encoded head (do not modify it), or `undefined` on a miss.
  */
-export function encodeHeadBytes(
+export function cachedHead(
   status: number,
   headers: HttpHeaders,
   options: HeadOptions,
-): Uint8Array {
-  const names = headerNames(headers);
-  const values = headerValues(headers);
-  const date = httpDate();
-  const last = cached;
+  date: string,
+): Uint8Array | undefined {
   if (
-    last !== undefined && last.status === status && last.date === date &&
+    last.valid && last.status === status && last.date === date &&
     last.framing === options.framing && last.length === options.length &&
     last.close === options.close && last.keepAlive === options.keepAlive &&
     last.passLength === options.passLength &&
     last.serverHeader === options.serverHeader &&
-    sameFields(last.names, names) && sameFields(last.values, values)
+    sameFields(last.names, headerNames(headers)) &&
+    sameFields(last.values, headerValues(headers))
   ) {
-    return last.bytes;
+    return last.bytes.subarray(0, last.size);
   }
-  const bytes = encoder.encode(encodeHead(status, headers, options));
-  cached = {
-    status,
-    names: names.slice(),
-    values: values.slice(),
-    framing: options.framing,
-    length: options.length,
-    close: options.close,
-    keepAlive: options.keepAlive,
-    passLength: options.passLength,
-    serverHeader: options.serverHeader,
-    date,
-    bytes,
-  };
-  return bytes;
+  return undefined;
+}
+
+/**
+ * Remembers a head just encoded (by {@linkcode encodeHead} with the same
+ * `date`) for {@linkcode cachedHead}.
+ *
+ * @param status The status code.
+ * @param headers The handler's fields.
+ * @param options Framing and connection facts.
+ * @param date The `Date` value the head carries.
+ * @param bytes The encoded head; copied.
+ */
+export function rememberHead(
+  status: number,
+  headers: HttpHeaders,
+  options: HeadOptions,
+  date: string,
+  bytes: Uint8Array,
+): void {
+  if (bytes.byteLength > last.bytes.byteLength) {
+    last.bytes = new Uint8Array(bytes.byteLength * 2);
+  }
+  last.bytes.set(bytes);
+  last.size = bytes.byteLength;
+  copyInto(last.names, headerNames(headers));
+  copyInto(last.values, headerValues(headers));
+  last.status = status;
+  last.framing = options.framing;
+  last.length = options.length;
+  last.close = options.close;
+  last.keepAlive = options.keepAlive;
+  last.passLength = options.passLength;
+  last.serverHeader = options.serverHeader;
+  last.date = date;
+  last.valid = true;
+}
+
+function copyInto(target: string[], source: readonly string[]): void {
+  target.length = source.length;
+  for (let i = 0; i < source.length; i++) target[i] = source[i]!;
 }
 
 function sameFields(a: readonly string[], b: readonly string[]): boolean {
