@@ -649,3 +649,28 @@ Deno.test("a body read after the response is refused, never served from a reused
     await server.stop();
   }
 });
+
+Deno.test("a handler that returns no Response gets 500 and one report, sync or async", async () => {
+  const errors: unknown[] = [];
+  const server = new Server({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    // deno-lint-ignore no-explicit-any
+    handler: ((req: Request) =>
+      req.path === "/async" ? Promise.resolve("nope") : undefined) as any,
+    onError: (error) =>
+      errors.push(error),
+  });
+  await server.start();
+  try {
+    for (const path of ["/sync", "/async"]) {
+      const res = await fetch(`http://127.0.0.1:${server.port}${path}`);
+      assert.equal(res.status, 500, path);
+      await res.body?.cancel();
+    }
+    assert.equal(errors.length, 2);
+    assert.ok(errors.every((e) => e instanceof TypeError));
+  } finally {
+    await server.stop();
+  }
+});

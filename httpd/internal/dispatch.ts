@@ -34,21 +34,19 @@ export function dispatch(
     return errorResponse(server, req, error);
   }
   if (result instanceof Response) return result;
-  if (!(result instanceof Promise)) {
-    return errorResponse(
-      server,
-      req,
-      new TypeError("Cannot send response: the handler returned no Response"),
-    );
-  }
+  if (!(result instanceof Promise)) return notAResponse(server, req);
   return result.then(
-    (res) =>
-      res instanceof Response ? res : errorResponse(
-        server,
-        req,
-        new TypeError("Cannot send response: the handler returned no Response"),
-      ),
+    (res) => res instanceof Response ? res : notAResponse(server, req),
     (error) => errorResponse(server, req, error),
+  );
+}
+
+/** The 500 for a handler that returned something other than a Response. */
+function notAResponse(server: ServerContext, req: Request): Response {
+  return errorResponse(
+    server,
+    req,
+    new TypeError("Cannot send response: the handler returned no Response"),
   );
 }
 
