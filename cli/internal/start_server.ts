@@ -50,7 +50,7 @@ export async function startServer(
   try {
     await server.start();
   } catch (error) {
-    throw ListenError.from(error, config.bind, port);
+    throw ListenError.from(error, { hostname: config.bind, port });
   }
   return server;
 }
