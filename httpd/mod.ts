@@ -22,8 +22,14 @@
  *
  * @module
  */
-export * from "./accept_encoding.ts";
-export * from "./access_log.ts";
+export { AcceptEncoding, type AcceptEncodingEntry } from "./accept_encoding.ts";
+export {
+  type AccessLogEntry,
+  type AccessLogOptions,
+  type AccessLogSink,
+  droppedAccessLogLines,
+  formatAccessLogLine,
+} from "./access_log.ts";
 export {
   Body,
   type BodyKind,
@@ -31,24 +37,63 @@ export {
   FILE_CHUNK_SIZE,
   type FileBodyOptions,
 } from "./body.ts";
-export * from "./build_info.ts";
-export * from "./errors.ts";
-export * from "./fetch_handler.ts";
-export * from "./filter.ts";
-export * from "./handler.ts";
+export { BuildInfo, type BuildInfoFields } from "./build_info.ts";
+export { HttpError, type HttpErrorOptions } from "./errors.ts";
+export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
+export {
+  type AddHeaderIfEnvOptions,
+  type AddHeaderIfOptions,
+  composeFilters,
+  Filter,
+  type FilterFunction,
+} from "./filter.ts";
+export type { Handler } from "./handler.ts";
 export { type HeadersInit, HttpHeaders } from "./headers.ts";
-export * from "./limits.ts";
-export * from "./mime_types.ts";
+export { DEFAULT_LIMITS, type ServerLimits } from "./limits.ts";
+export { DEFAULT_MIME_TYPE, MimeTypes } from "./mime_types.ts";
 export {
   type BodyReader,
   DEFAULT_BODY_LIMIT,
   Request,
   type RequestInit,
 } from "./request.ts";
-export * from "./request_context.ts";
-export * from "./response.ts";
-export * from "./router.ts";
-export * from "./server.ts";
-export * from "./static_files.ts";
-export * from "./static_index.ts";
-export * from "./status.ts";
+export { RequestContext } from "./request_context.ts";
+export {
+  Response,
+  type ResponseBodyInit,
+  type ResponseInit,
+} from "./response.ts";
+export { RouteGroup, Router } from "./router.ts";
+export {
+  Server,
+  ServerBuilder,
+  type ServerOptions,
+  type TlsOptions,
+} from "./server.ts";
+export {
+  DEFAULT_INDEX_FILES,
+  DEFAULT_MAX_CACHED_FILE_SIZE,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_STAT_TTL_MS,
+  StaticFileHandler,
+  StaticFileHandlerBuilder,
+  type StaticFileOptions,
+  staticFiles,
+} from "./static_files.ts";
+export {
+  buildStaticIndex,
+  type BuildStaticIndexOptions,
+  type BuildStaticIndexResult,
+  DEFAULT_COMPRESS_THRESHOLD,
+  INDEX_FILE_NAME,
+  type SidecarCoding,
+  type StaticIndex,
+  type StaticIndexEntry,
+  type StaticIndexSidecar,
+} from "./static_index.ts";
+export {
+  isBodylessStatus,
+  StatusCode,
+  type StatusCodeValue,
+  statusText,
+} from "./status.ts";

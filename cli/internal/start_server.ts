@@ -7,7 +7,7 @@
 import { Server } from "@org/httpd";
 import type { ServeConfig } from "../config.ts";
 import { ListenError } from "../errors.ts";
-import { logs } from "../log_level.ts";
+import { logs } from "./log_level.ts";
 import { buildHandler } from "./app.ts";
 import type { MetricsSource } from "./metrics_route.ts";
 
