@@ -9,11 +9,11 @@
  * import { Response, Server } from "@org/httpd";
  * import assert from "node:assert/strict";
  *
- * const server = Server.builder()
- *   .port(0)
- *   .bindAddress("127.0.0.1")
- *   .handler(() => Response.text("Hello, World!"))
- *   .build();
+ * const server = new Server({
+ *   port: 0,
+ *   bindAddress: "127.0.0.1",
+ *   handler: () => Response.text("Hello, World!"),
+ * });
  * await server.start();
  * const res = await fetch(`http://127.0.0.1:${server.port}/`);
  * assert.equal(await res.text(), "Hello, World!");
