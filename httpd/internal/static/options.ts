@@ -262,38 +262,72 @@ export function resolveStaticFileOptions(
   }
   return {
     roots: roots.map(checkRoot),
-    cacheInMemory: o.cacheInMemory === undefined
-      ? true
-      : checkBoolean("cacheInMemory", o.cacheInMemory),
+    cacheInMemory: orDefault(
+      o.cacheInMemory,
+      true,
+      checkBoolean,
+      "cacheInMemory",
+    ),
     cacheControl: o.cacheControl === undefined
       ? undefined
       : checkCacheControl(o.cacheControl),
-    immutableFingerprinted: o.immutableFingerprinted === undefined
-      ? false
-      : checkBoolean("immutableFingerprinted", o.immutableFingerprinted),
-    preferPrecompressed: o.preferPrecompressed === undefined
-      ? false
-      : checkBoolean("preferPrecompressed", o.preferPrecompressed),
-    spaFallback: o.spaFallback === undefined
-      ? undefined
-      : checkFallback("spaFallback", o.spaFallback),
-    notFoundFile: o.notFoundFile === undefined
-      ? undefined
-      : checkFallback("notFoundFile", o.notFoundFile),
+    immutableFingerprinted: orDefault(
+      o.immutableFingerprinted,
+      false,
+      checkBoolean,
+      "immutableFingerprinted",
+    ),
+    preferPrecompressed: orDefault(
+      o.preferPrecompressed,
+      false,
+      checkBoolean,
+      "preferPrecompressed",
+    ),
+    spaFallback: orDefault(
+      o.spaFallback,
+      undefined,
+      checkFallback,
+      "spaFallback",
+    ),
+    notFoundFile: orDefault(
+      o.notFoundFile,
+      undefined,
+      checkFallback,
+      "notFoundFile",
+    ),
     indexFiles: o.indexFiles === undefined
       ? DEFAULT_INDEX_FILES
       : checkIndexFiles(o.indexFiles),
-    statCacheTtlMs: o.statCacheTtlMs === undefined
-      ? DEFAULT_STAT_TTL_MS
-      : checkNonNegative("statCacheTtlMs", o.statCacheTtlMs),
-    maxCachedFileSize: o.maxCachedFileSize === undefined
-      ? DEFAULT_MAX_CACHED_FILE_SIZE
-      : checkNonNegative("maxCachedFileSize", o.maxCachedFileSize),
-    memoryLimit: o.memoryLimit === undefined
-      ? DEFAULT_MEMORY_LIMIT
-      : checkNonNegative("memoryLimit", o.memoryLimit),
+    statCacheTtlMs: orDefault(
+      o.statCacheTtlMs,
+      DEFAULT_STAT_TTL_MS,
+      checkNonNegative,
+      "statCacheTtlMs",
+    ),
+    maxCachedFileSize: orDefault(
+      o.maxCachedFileSize,
+      DEFAULT_MAX_CACHED_FILE_SIZE,
+      checkNonNegative,
+      "maxCachedFileSize",
+    ),
+    memoryLimit: orDefault(
+      o.memoryLimit,
+      DEFAULT_MEMORY_LIMIT,
+      checkNonNegative,
+      "memoryLimit",
+    ),
     fetch: o.fetch === undefined ? fetch : checkFetch(o.fetch),
   };
+}
+
+// The default when the option is absent, else the checked value.
+function orDefault<N extends StaticOptionName, T, D>(
+  value: T | undefined,
+  fallback: D,
+  check: (option: N, value: T) => T,
+  option: N,
+): T | D {
+  return value === undefined ? fallback : check(option, value);
 }
 
 function describe(value: unknown): string {
