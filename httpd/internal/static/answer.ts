@@ -47,7 +47,10 @@ const NO_CACHE = "no-cache";
  * @returns The response.
  */
 export function answer(req: Request, asset: Asset, mode: Mode): Reply {
-  const v = chooseVariant(asset, req.header("accept-encoding"));
+  // Most files have no sidecar: skip the Accept-Encoding lookup for them.
+  const v = asset.sidecars.length === 0
+    ? asset.identity
+    : chooseVariant(asset, req.header("accept-encoding"));
   if (mode === Mode.NotFound) {
     const names: string[] = [];
     const values: string[] = [];
