@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ChunkedDecoder } from "../httpd/internal/h1/chunked.ts";
 import { H1ParseError } from "../httpd/internal/h1/errors.ts";
 import { HeadParser } from "../httpd/internal/h1/parse.ts";
-import { DEFAULT_LIMITS } from "../httpd/limits.ts";
+import { DEFAULT_LIMITS } from "@org/httpd";
 import {
   type ExpectedMessage,
   loadCases,
