@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HpackDecoder } from "../httpd/internal/hpack/decoder.ts";
 import { HpackEncoder } from "../httpd/internal/hpack/encoder.ts";
+import { concat } from "./support/bytes.ts";
 
 /** Names a checkout of hpack-test-case to run instead of the subset. */
 const VECTORS_ENV = "HPACK_VECTORS_DIR";
@@ -185,9 +186,7 @@ async function readFrames(
   while (true) {
     const n = await conn.read(chunk).catch(() => null);
     if (n === null) return;
-    const joined = new Uint8Array(pending.length + n);
-    joined.set(pending);
-    joined.set(chunk.subarray(0, n), pending.length);
+    const joined = concat(pending, chunk.subarray(0, n));
     let at = 0;
     while (joined.length - at >= 9) {
       const length = (joined[at]! << 16) | (joined[at + 1]! << 8) |
