@@ -3,8 +3,13 @@
  * port, stopped when the test's scope ends.
  *
  * ```ts
- * await using server = await startServer(() => Response.text("ok"));
+ * import { Response } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ * import { startServer } from "./server.ts";
+ *
+ * await using server = await startServer((req) => Response.text(req.path));
  * const res = await fetch(server.url("/a"));
+ * assert.equal(await res.text(), "/a");
  * ```
  *
  * @module
