@@ -49,7 +49,9 @@ export interface TestServer extends AsyncDisposable {
 
 /**
  * Starts a server on `127.0.0.1`, port 0, unless the options say otherwise.
- * Use it as `await using server = await startServer(handler)`.
+ * Use it as `await using server = await startServer(handler)`. Handler
+ * failures are collected in {@linkcode TestServer.errors} instead of being
+ * printed.
  *
  * @param handler The handler that answers every request.
  * @param options Server options to change.
