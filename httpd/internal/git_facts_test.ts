@@ -28,7 +28,8 @@ function dirUrl(path: string): URL {
 }
 
 Deno.test({
-  name: "gitCheckoutFacts() reads the short commit, its UTC time and a dirty tree",
+  name:
+    "gitCheckoutFacts() reads the short commit, its UTC time and a dirty tree",
   ignore: !HAVE_GIT,
   async fn() {
     const dir = await Deno.makeTempDir();
@@ -53,7 +54,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "gitCheckoutFacts() answers undefined outside a checkout and for remote URLs",
+  name:
+    "gitCheckoutFacts() answers undefined outside a checkout and for remote URLs",
   ignore: !HAVE_GIT,
   async fn() {
     const dir = await Deno.makeTempDir();
