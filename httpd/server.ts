@@ -324,8 +324,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Configures a {@linkcode Server} step by step, like the seed's
- * `ServerBuilder`.
+ * Configures a {@linkcode Server} step by step: the fluent form of
+ * {@linkcode ServerOptions}.
  *
  * @example Configure and build
  * ```ts

@@ -138,8 +138,8 @@ export class MetricsConfig {
   readonly globalTags: readonly (readonly [string, string])[];
   /**
    * The value of `mp.metrics.compat.timer.minmax.histogram.buckets.percentiles`.
-   * The seed names the key without its effect; it is validated as a boolean
-   * and changes nothing in 5.1.1 output.
+   * Accepted for compatibility with earlier MicroProfile Metrics versions:
+   * it is validated as a boolean and changes nothing in 5.1.1 output.
    */
   readonly compatTimerMinMax: boolean;
   readonly #rules: Record<DistributionKind, DistributionRule[]>;
