@@ -98,10 +98,12 @@ function parseGlobalTags(value: string): [string, string][] | string {
   const tags = new Map<string, string>();
   if (value.trim() === "") return [];
   for (const pair of splitUnescaped(value, ",")) {
-    const parts = splitUnescaped(pair, "=");
-    if (parts.length !== 2) return `malformed pair "${pair}"`;
-    const key = parts[0].trim();
-    const tagValue = parts[1].replace(/\\([,=\\])/g, "$1");
+    const [rawKey, rawValue, ...rest] = splitUnescaped(pair, "=");
+    if (rawKey === undefined || rawValue === undefined || rest.length > 0) {
+      return `malformed pair "${pair}"`;
+    }
+    const key = rawKey.trim();
+    const tagValue = rawValue.replace(/\\([,=\\])/g, "$1");
     if (key === "" || tagValue === "") return `malformed pair "${pair}"`;
     if (!NAME_PATTERN.test(key)) return `invalid tag name "${key}"`;
     if (RESERVED_TAG_NAMES.has(key)) return `reserved tag name "${key}"`;
