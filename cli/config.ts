@@ -63,6 +63,12 @@ export interface ServeConfig {
   /** How many worker threads serve (1 serves on the main thread). */
   workers: number;
   /**
+   * How long a stop (SIGINT, SIGTERM) waits for open requests to finish
+   * before closing what is left, in milliseconds (`--drain-timeout`,
+   * `server.drain-timeout`; default 10 s).
+   */
+  drainTimeoutMs: number;
+  /**
    * The path of the metrics endpoint (`--metrics[=PATH]`, default
    * `/metrics`); absent when metrics are off.
    */

@@ -13,6 +13,7 @@ import { listeningUrls } from "./internal/listen_urls.ts";
 import type { EnvReader } from "./internal/merge.ts";
 import { resolveServeConfig } from "./internal/resolve.ts";
 import { processMetrics } from "./internal/server_metrics.ts";
+import { formatDuration } from "./internal/duration.ts";
 import { startServer } from "./internal/start_server.ts";
 import { Supervisor } from "./internal/supervisor.ts";
 import {
@@ -44,6 +45,8 @@ export interface ServeOptions {
 interface Running {
   port: number;
   stop(): Promise<void>;
+  /** Lets access-log lines through, once the first lines are out. */
+  openLogs(): void;
 }
 
 /** Time for the access log's buffered lines to reach standard output after a stop. */
@@ -115,25 +118,47 @@ export async function runServe(
     );
   }
   if (logs(config.logLevel, "debug")) out(`Configuration: ${describe(config)}`);
+  // Listen for SIGINT/SIGTERM before binding: a stop asked for during the
+  // start is honoured once the start is done.
+  const request = stopRequest(options.signal);
   let running: Running;
   try {
     running = config.workers > 1
       ? await startWorkers(config, err)
       : await startHere(config);
   } catch (error) {
+    request.release();
     return report(error, err);
   }
   const urls = listeningUrls(config.bind, running.port, {
     secure: config.tls !== undefined,
   });
-  if (logs(config.logLevel, "info")) {
+  const info = logs(config.logLevel, "info");
+  if (info) {
     for (const url of urls) out(`Listening on ${url}`);
     if (config.workers > 1) out(`Serving with ${config.workers} workers`);
   }
+  running.openLogs();
   options.onListening?.(urls);
-  await untilStopped(options.signal, running);
+  const reason = await request.reason;
+  if (info) {
+    out(
+      `Stopping (${reason}): no new connections; waiting up to ${
+        formatDuration(config.drainTimeoutMs)
+      } for open requests`,
+    );
+  }
+  const started = performance.now();
+  await running.stop();
   if (config.accessLog) {
     await new Promise((resolve) => setTimeout(resolve, FLUSH_GRACE_MS));
+  }
+  if (info) {
+    out(
+      `Stopped after ${
+        formatDuration(Math.round(performance.now() - started))
+      }`,
+    );
   }
   return 0;
 }
@@ -153,6 +178,7 @@ async function startHere(config: ServeConfig): Promise<Running> {
         await server.stop();
         metrics?.close();
       },
+      openLogs: () => {},
     };
   } catch (error) {
     metrics?.close();
@@ -192,35 +218,51 @@ async function startWorkers(
       await supervisor.stop();
       metrics?.close();
     },
+    openLogs: () => supervisor.openLogs(),
   };
 }
 
+/** A pending stop request. */
+interface StopRequest {
+  /** Resolves with what asked for the stop, for the log line. */
+  reason: Promise<string>;
+  /** Removes the OS signal listeners, once the stop is complete. */
+  release(): void;
+}
+
 /**
- * Waits for the stop request, then stops. OS signal listeners stay installed
- * until the stop completes, so a second Ctrl-C (or the same SIGINT reaching
- * a relaunched child twice) does not cut the graceful stop short.
+ * Listens for the stop request: the abort of `signal` when given, else
+ * SIGINT or SIGTERM. The OS signal listeners stay installed until
+ * `release()`, so a second Ctrl-C (or the same SIGINT reaching a relaunched
+ * child twice) does not kill the graceful stop midway.
  */
-async function untilStopped(
-  signal: AbortSignal | undefined,
-  running: Running,
-): Promise<void> {
-  const requested = Promise.withResolvers<void>();
+function stopRequest(signal: AbortSignal | undefined): StopRequest {
+  const requested = Promise.withResolvers<string>();
   if (signal) {
-    if (signal.aborted) requested.resolve();
-    signal.addEventListener("abort", () => requested.resolve(), { once: true });
-    await requested.promise;
-    await running.stop();
-    return;
+    if (signal.aborted) requested.resolve("stop requested");
+    signal.addEventListener(
+      "abort",
+      () => requested.resolve("stop requested"),
+      {
+        once: true,
+      },
+    );
+    return { reason: requested.promise, release: () => {} };
   }
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  const listener = () => requested.resolve();
-  for (const name of signals) Deno.addSignalListener(name, listener);
-  try {
-    await requested.promise;
-    await running.stop();
-  } finally {
-    for (const name of signals) Deno.removeSignalListener(name, listener);
-  }
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const listeners = signals.map((name) => {
+    const listener = () => requested.resolve(name);
+    Deno.addSignalListener(name, listener);
+    return [name, listener] as const;
+  });
+  return {
+    reason: requested.promise,
+    release: () => {
+      for (const [name, listener] of listeners) {
+        Deno.removeSignalListener(name, listener);
+      }
+    },
+  };
 }
 
 function report(error: unknown, err: LineWriter): number {

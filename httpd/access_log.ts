@@ -69,7 +69,7 @@ let cachedStamp = "";
  *
  * Time is UTC. Unknown fields are `-`; `size` is `-` for a stream of unknown
  * length. The duration is written in milliseconds with three decimals
- * (microsecond resolution; the seed's nanoseconds are converted). In every
+ * (microsecond resolution). In every
  * field taken from the request, `"` becomes `\"`, `\` becomes `\\` and
  * control characters become `\xHH`, so a hostile request cannot forge or
  * break a line.
@@ -106,6 +106,31 @@ export function formatAccessLogLine(entry: AccessLogEntry): string {
     escapeField(entry.protocol)
   }" ${entry.status} ${size} ${entry.durationMs.toFixed(3)}ms`;
 }
+
+/**
+ * The default sink of {@linkcode Filter.accessLog}: lines go to standard
+ * output through one bounded buffer per process (1 MiB of pending lines),
+ * written in batches and never awaited by requests. Use it to wrap the
+ * default, for example to hold or filter lines.
+ *
+ * @returns The sink.
+ *
+ * @example Log only failed requests, to standard output
+ * ```ts
+ * import { Filter, Request, Response, stdoutAccessLogSink } from "@org/httpd";
+ *
+ * const stdout = stdoutAccessLogSink();
+ * const errorsOnly = Filter.accessLog((line) => {
+ *   if (/" [45]\d\d /.test(line)) stdout(line);
+ * });
+ * await errorsOnly.apply(() => Response.text("ok"))(new Request("/"));
+ * ```
+ */
+export function stdoutAccessLogSink(): AccessLogSink {
+  return STDOUT_SINK;
+}
+
+const STDOUT_SINK: AccessLogSink = (line) => stdoutSink().push(line);
 
 /**
  * How many lines the default standard-output sink dropped because the

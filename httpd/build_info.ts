@@ -4,6 +4,8 @@
  * @module
  */
 
+import { gitCheckoutFacts } from "./internal/git_facts.ts";
+
 /** The product token of the `Server` header. */
 export const PRODUCT_TOKEN = "httpd";
 /** The package version, used when no build-info file is present. */
@@ -22,11 +24,20 @@ export interface BuildInfoFields {
 }
 
 /**
- * Facts about the running build, read once from a JSON file that
- * `deno task build-info` writes beside this module (`build_info.json`) or
- * from the file named by the `HTTPD_BUILD_INFO` environment variable. When no
- * file can be read, the honest fallbacks are the package version and
- * `unknown`; nothing is ever invented.
+ * Facts about the running build, read once, from the first source that has
+ * them:
+ *
+ * 1. the JSON file named by the `HTTPD_BUILD_INFO` environment variable;
+ * 2. `build_info.json` beside this module, which `deno task build-info`
+ *    writes and `deno task release` publishes with the package;
+ * 3. the git checkout this module runs from (a clone running
+ *    `deno task serve`): the short commit, with `-dirty` when files differ
+ *    from it, and the commit's time. Only when git may be run without a
+ *    prompt (`--allow-run` covers `git`).
+ *
+ * When none of them answers (a copied folder without git, no permission),
+ * the honest fallbacks are the package version and `unknown`; nothing is
+ * ever invented.
  *
  * @example Read the current build's facts
  * ```ts
@@ -108,22 +119,35 @@ export class BuildInfo {
       gitCommit: UNKNOWN,
       buildTimestamp: UNKNOWN,
     };
-    const file = path ?? envPath() ??
-      new URL("./build_info.json", import.meta.url);
-    try {
-      if (file instanceof URL && file.protocol !== "file:") {
-        return new BuildInfo(fields);
-      }
-      const data = JSON.parse(Deno.readTextFileSync(file));
+    const explicit = path ?? envPath();
+    const file = explicit ?? new URL("./build_info.json", import.meta.url);
+    const data = readJson(file);
+    if (data !== undefined) {
       for (const key of ["version", "gitCommit", "buildTimestamp"] as const) {
-        if (typeof data[key] === "string" && data[key] !== "") {
-          fields[key] = data[key];
-        }
+        const value = data[key];
+        if (typeof value === "string" && value !== "") fields[key] = value;
       }
-    } catch {
-      // No readable file: keep the honest fallbacks.
+    } else if (explicit === undefined) {
+      const checkout = gitCheckoutFacts(new URL(".", import.meta.url));
+      if (checkout) {
+        fields.gitCommit = checkout.gitCommit;
+        fields.buildTimestamp = checkout.buildTimestamp;
+      }
     }
     return new BuildInfo(fields);
+  }
+}
+
+/** Reads a JSON object, or `undefined` when there is none to read. */
+function readJson(file: string | URL): Record<string, unknown> | undefined {
+  if (file instanceof URL && file.protocol !== "file:") return undefined;
+  try {
+    const data: unknown = JSON.parse(Deno.readTextFileSync(file));
+    return typeof data === "object" && data !== null
+      ? data as Record<string, unknown>
+      : undefined;
+  } catch {
+    return undefined; // Missing, unreadable or not JSON.
   }
 }
 

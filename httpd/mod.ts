@@ -29,6 +29,7 @@ export {
   type AccessLogSink,
   droppedAccessLogLines,
   formatAccessLogLine,
+  stdoutAccessLogSink,
 } from "./access_log.ts";
 export {
   Body,

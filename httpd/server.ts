@@ -336,10 +336,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Configures a {@linkcode Server} step by step, like the seed's
- * `ServerBuilder`. Each setter sets the {@linkcode ServerOptions} field of
- * the same name; {@linkcode ServerBuilder.build} passes them to
- * `new Server(options)`, which checks them.
+ * Configures a {@linkcode Server} step by step: the fluent form of
+ * {@linkcode ServerOptions}. Each setter sets the field of the same name;
+ * {@linkcode ServerBuilder.build} passes them to `new Server(options)`,
+ * which checks them.
  *
  * @example Configure and build
  * ```ts

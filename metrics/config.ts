@@ -98,10 +98,12 @@ function parseGlobalTags(value: string): [string, string][] | string {
   const tags = new Map<string, string>();
   if (value.trim() === "") return [];
   for (const pair of splitUnescaped(value, ",")) {
-    const parts = splitUnescaped(pair, "=");
-    if (parts.length !== 2) return `malformed pair "${pair}"`;
-    const key = parts[0].trim();
-    const tagValue = parts[1].replace(/\\([,=\\])/g, "$1");
+    const [rawKey, rawValue, ...rest] = splitUnescaped(pair, "=");
+    if (rawKey === undefined || rawValue === undefined || rest.length > 0) {
+      return `malformed pair "${pair}"`;
+    }
+    const key = rawKey.trim();
+    const tagValue = rawValue.replace(/\\([,=\\])/g, "$1");
     if (key === "" || tagValue === "") return `malformed pair "${pair}"`;
     if (!NAME_PATTERN.test(key)) return `invalid tag name "${key}"`;
     if (RESERVED_TAG_NAMES.has(key)) return `reserved tag name "${key}"`;
@@ -138,8 +140,8 @@ export class MetricsConfig {
   readonly globalTags: readonly (readonly [string, string])[];
   /**
    * The value of `mp.metrics.compat.timer.minmax.histogram.buckets.percentiles`.
-   * The seed names the key without its effect; it is validated as a boolean
-   * and changes nothing in 5.1.1 output.
+   * Accepted for compatibility with earlier MicroProfile Metrics versions:
+   * it is validated as a boolean and changes nothing in 5.1.1 output.
    */
   readonly compatTimerMinMax: boolean;
   readonly #rules: Record<DistributionKind, DistributionRule[]>;

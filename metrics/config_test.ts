@@ -112,7 +112,7 @@ Deno.test("a malformed value is ignored with exactly one warning naming the key"
     );
     assert.deepEqual(config.globalTags, [], bad);
     assert.equal(warnings.length, 1, bad);
-    assert.equal(warnings[0].key, "mp.metrics.tags");
+    assert.equal(warnings[0]?.key, "mp.metrics.tags");
   }
   const warnings: ConfigWarning[] = [];
   const config = new MetricsConfig({

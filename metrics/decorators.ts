@@ -64,6 +64,11 @@ import { MetricConflictError, MetricStateError } from "./errors.ts";
 import { MetricUnits } from "./units.ts";
 import { removedMetrics } from "./internal/access.ts";
 
+// The decorators' options and injected fields name the library's types:
+// this entry point re-exports them (types only), so it documents itself
+// when read on its own.
+export type * from "./mod.ts";
+
 /** Options shared by every decorator. */
 export interface MetricDecoratorOptions {
   /** The metric name; derived from the member or class when omitted. */

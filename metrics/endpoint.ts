@@ -56,7 +56,7 @@ function parsePath(
     return filter;
   }
   if (!pathname.startsWith(base + "/")) return undefined;
-  // The seed's path forms: /metrics/{scope} and /metrics/{scope}/{name}.
+  // The path forms of earlier versions: /metrics/{scope} and /metrics/{scope}/{name}.
   const rest = pathname.slice(base.length + 1);
   const slash = rest.indexOf("/");
   try {
@@ -74,7 +74,7 @@ function parsePath(
  * Creates the metrics endpoint. It answers:
  *
  * - `GET /metrics` (every scope), `?scope=S`, `?scope=S&name=N` and `?name=N`
- *   (every scope holding N), plus the seed's `/metrics/S` and `/metrics/S/N`;
+ *   (every scope holding N), plus the path forms `/metrics/S` and `/metrics/S/N`;
  * - in the Prometheus text format 0.0.4 by default, in the 4.x JSON layout
  *   only when `Accept` strictly prefers `application/json`, 406 when neither
  *   is acceptable;

@@ -33,8 +33,8 @@ export type MetricsErrorCode =
   | "INVALID_DECORATOR";
 
 /**
- * The base class of every error the library throws on purpose, the analogue
- * of the seed's `MetricsException`.
+ * The base class of every error the library throws on purpose (MicroProfile
+ * runtimes throw a `MetricsException` where this library throws it).
  *
  * @example Branch on the code
  * ```ts

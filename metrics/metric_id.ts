@@ -102,7 +102,8 @@ export class MetricID {
       return this.tags.length - other.tags.length;
     }
     for (let i = 0; i < this.tags.length; i++) {
-      const a = this.tags[i], b = other.tags[i];
+      // Both lists have this length (checked above).
+      const a = this.tags[i]!, b = other.tags[i]!;
       const c = compareStrings(a[0], b[0]) || compareStrings(a[1], b[1]);
       if (c !== 0) return c;
     }

@@ -135,8 +135,7 @@ function labelText(series: SeriesState, scope: string): string {
   if (cached !== undefined && cached.scope === scope) return cached.text;
   let out = "";
   let placed = false;
-  for (let i = 0; i < tags.length; i++) {
-    const [n, v] = tags[i];
+  for (const [n, v] of tags) {
     if (!placed && n > "mp_scope") {
       out += `mp_scope="${escapeLabelValue(scope)}",`;
       placed = true;
@@ -235,10 +234,11 @@ function writeDistribution(
       formatNumber(quantileOf(d.sketch, q, window) / scale)
     }\n`;
   }
-  for (let i = 0; i < d.buckets.length; i++) {
-    lines += `${base}_bucket{${labels},le="${
-      formatNumber(d.buckets[i] / scale)
-    }"} ${formatNumber(d.bucketCounts[i])}\n`;
+  // `bucketCounts` holds one cumulative count per bound.
+  for (const [i, bound] of d.buckets.entries()) {
+    lines += `${base}_bucket{${labels},le="${formatNumber(bound / scale)}"} ${
+      formatNumber(d.bucketCounts[i]!)
+    }\n`;
   }
   if (d.buckets.length > 0) {
     lines += `${base}_bucket{${labels},le="+Inf"} ${formatNumber(d.count)}\n`;

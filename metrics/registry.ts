@@ -585,8 +585,8 @@ function fastKey(
   if (Array.isArray(tags)) return undefined;
   let key = "";
   const record = tags as Record<string, string>;
-  for (let i = 0; i < tagNames.length; i++) {
-    const v = record[tagNames[i]];
+  for (const name of tagNames) {
+    const v = record[name];
     if (typeof v !== "string") return undefined;
     key += v + "\u0001";
   }

@@ -187,7 +187,7 @@ export function registerRuntimeMetrics(
       "cpu.systemLoadAverage",
       MetricUnits.NONE,
       "Displays the system load average for the last minute.",
-      () => Deno.loadavg()[0],
+      () => Deno.loadavg()[0] ?? NaN,
     );
   }
   if (works(() => process.cpuUsage())) {

@@ -101,8 +101,9 @@ export class HistogramBucket {
  * const snapshot = histogram.getSnapshot();
  * assert.equal(snapshot.size, 3);
  * assert.equal(snapshot.max, 50);
- * assert.ok(Math.abs(snapshot.percentileValues()[0].value - 5) <= 0.05);
- * assert.equal(snapshot.histogramBucketValues()[0].count, 2);
+ * const [median] = snapshot.percentileValues();
+ * assert.ok(median !== undefined && Math.abs(median.value - 5) <= 0.05);
+ * assert.equal(snapshot.histogramBucketValues()[0]?.count, 2);
  * ```
  */
 export class Snapshot {
@@ -128,8 +129,9 @@ export class Snapshot {
     this.#percentiles = state.percentiles.map((q) =>
       new PercentileValue(q, quantileOf(state.sketch, q, window))
     );
+    // `bucketCounts` holds one cumulative count per bound.
     this.#buckets = state.buckets.map((b, i) =>
-      new HistogramBucket(b, state.bucketCounts[i])
+      new HistogramBucket(b, state.bucketCounts[i]!)
     );
   }
 

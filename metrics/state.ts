@@ -154,6 +154,8 @@ function mergeDistribution(
   a: DistributionState,
   b: DistributionState,
 ): DistributionState {
+  // A state holds one bucket count per bound, so equal bounds mean counts
+  // of equal length.
   const sameBuckets = a.buckets.length === b.buckets.length &&
     a.buckets.every((x, i) => x === b.buckets[i]);
   const windowCount = a.windowCount + b.windowCount;
@@ -174,7 +176,7 @@ function mergeDistribution(
     percentiles: a.percentiles,
     buckets: a.buckets,
     bucketCounts: sameBuckets
-      ? a.bucketCounts.map((c, i) => c + b.bucketCounts[i])
+      ? a.bucketCounts.map((c, i) => c + b.bucketCounts[i]!)
       : a.bucketCounts,
     sketch: mergeSketches([a.sketch, b.sketch]),
   };
@@ -191,10 +193,10 @@ function mergeDistribution(
  * import { MetricRegistries, mergeStates, renderPrometheus } from "@org/metrics";
  * import assert from "node:assert/strict";
  *
- * const workers = [new MetricRegistries(), new MetricRegistries()];
- * workers[0].get("application").counter("hits").inc(2);
- * workers[1].get("application").counter("hits").inc(3);
- * const merged = mergeStates(workers.map((w) => JSON.parse(JSON.stringify(w.state()))));
+ * const one = new MetricRegistries(), two = new MetricRegistries();
+ * one.get("application").counter("hits").inc(2);
+ * two.get("application").counter("hits").inc(3);
+ * const merged = mergeStates([one, two].map((w) => JSON.parse(JSON.stringify(w.state()))));
  * assert.match(renderPrometheus(merged), /^hits_total\{mp_scope="application"\} 5\.0$/m);
  * ```
  *

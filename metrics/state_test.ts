@@ -27,8 +27,9 @@ Deno.test("mergeStates() sums counters and gauges, and merges distributions exac
   assert.match(text, /^only0_total\{mp_scope="custom"\} 1\.0$/m);
   assert.match(text, /^only1_total\{mp_scope="custom"\} 1\.0$/m);
   const app = merged.scopes.find((s) => s.scope === "application")!;
-  const t = app.metrics.find((m) => m.name === "t")!.series[0].distribution!;
-  const whole = all.get().toState("t").metrics[0].series[0].distribution!;
+  const t = app.metrics.find((m) => m.name === "t")?.series[0]?.distribution;
+  const whole = all.get().toState("t").metrics[0]?.series[0]?.distribution;
+  assert.ok(t !== undefined && whole !== undefined);
   assert.deepEqual(
     new Snapshot(t).percentileValues().map(String),
     new Snapshot(whole).percentileValues().map(String),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { BuildInfo } from "../httpd/build_info.ts";
+import { BuildInfo } from "@org/httpd";
 import { freePort, get, launch, makeSite, runCli } from "./cli_launcher.ts";
 
 const BIG_CSS = "body { color: black; }\n".repeat(200);

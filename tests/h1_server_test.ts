@@ -9,7 +9,6 @@ import {
   HttpError,
   type Request,
   Response,
-  Server,
   type ServerLimits,
 } from "@org/httpd";
 import {
@@ -19,6 +18,7 @@ import {
   readAll,
   readResponses,
 } from "./support/raw_http.ts";
+import { startServer, type TestServer } from "./support/server.ts";
 
 const encoder = new TextEncoder();
 
@@ -76,35 +76,18 @@ async function app(req: Request): Promise<Response> {
   }
 }
 
-interface Running {
-  server: Server;
-  port: number;
-  errors: unknown[];
+/** Starts a server of {@linkcode app}; the caller disposes of it. */
+function start(limits: Partial<ServerLimits> = {}): Promise<TestServer> {
+  return startServer(app, { limits: { gracefulStopMs: 2000, ...limits } });
 }
 
-async function start(limits: Partial<ServerLimits> = {}): Promise<Running> {
-  const errors: unknown[] = [];
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: app,
-    limits: { gracefulStopMs: 2000, ...limits },
-    onError: (error) => errors.push(error),
-  });
-  await server.start();
-  return { server, port: server.port, errors };
-}
-
+/** Runs `fn` against a server of {@linkcode app}, stopped afterwards. */
 async function withServer(
-  fn: (r: Running) => Promise<void>,
+  fn: (server: TestServer) => Promise<void>,
   limits: Partial<ServerLimits> = {},
 ): Promise<void> {
-  const running = await start(limits);
-  try {
-    await fn(running);
-  } finally {
-    await running.server.stop();
-  }
+  await using server = await start(limits);
+  await fn(server);
 }
 
 const GET = (path: string, extra = "") =>
@@ -481,7 +464,8 @@ Deno.test("half-closed and reset sockets release everything; the server lives on
 });
 
 Deno.test("stop() lets an in-flight request finish and closes idle connections", async () => {
-  const { server, port } = await start();
+  await using server = await start();
+  const { port } = server;
   const idle = await connect(port);
   await idle.write(encoder.encode(GET("/warm")));
   await readResponses(idle, 1);
@@ -534,31 +518,23 @@ Deno.test("fetch and curl talk to the server", async () => {
 });
 
 Deno.test("IPv6 loopback works", async () => {
-  let server: Server;
-  try {
-    server = new Server({
-      port: 0,
-      bindAddress: "::1",
-      handler: () => Response.text("six"),
-    });
-    await server.start();
-  } catch {
+  await using server = await startServer(() => Response.text("six"), {
+    bindAddress: "::1",
+  }).catch(() => null);
+  if (server === null) {
     console.log("IPv6 loopback unavailable: skipping");
     return;
   }
-  try {
-    const res = await fetch(`http://[::1]:${server.port}/`);
-    assert.equal(await res.text(), "six");
-  } finally {
-    await server.stop();
-  }
+  const res = await fetch(`http://[::1]:${server.port}/`);
+  assert.equal(await res.text(), "six");
 });
 
 Deno.test("stop() does not wait for a connection that never sent a request", async () => {
-  const { server, port } = await start({
+  await using server = await start({
     headerTimeoutMs: 60_000,
     gracefulStopMs: 60_000,
   });
+  const { port } = server;
   const silent = await connect(port);
   await new Promise((r) => setTimeout(r, 50));
   const outcome = await Promise.race([
@@ -571,14 +547,10 @@ Deno.test("stop() does not wait for a connection that never sent a request", asy
 
 Deno.test("a client that stops reading a large response is dropped after the idle timeout", async () => {
   const big = new Uint8Array(64 * 1024 * 1024);
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: () =>
-      new Response(Body.stream(ReadableStream.from([big]), big.length)),
-    limits: { keepAliveTimeoutMs: 300, gracefulStopMs: 60_000 },
-  });
-  await server.start();
+  await using server = await startServer(
+    () => new Response(Body.stream(ReadableStream.from([big]), big.length)),
+    { limits: { keepAliveTimeoutMs: 300, gracefulStopMs: 60_000 } },
+  );
   const conn = await connect(server.port);
   try {
     await conn.write(encoder.encode(GET("/big")));
@@ -595,84 +567,57 @@ Deno.test("a client that stops reading a large response is dropped after the idl
 });
 
 Deno.test("a stream longer than its declared length is cut, never sent past it", async () => {
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: () =>
-      new Response(
-        Body.stream(
-          ReadableStream.from([encoder.encode("abc"), encoder.encode("defgh")]),
-          5,
-        ),
+  await using server = await startServer(() =>
+    new Response(
+      Body.stream(
+        ReadableStream.from([encoder.encode("abc"), encoder.encode("defgh")]),
+        5,
       ),
-  });
-  await server.start();
-  try {
-    const { text, closed } = await exchange(
-      server.port,
-      GET("/", "Connection: close\r\n"),
-    );
-    const body = text.slice(text.indexOf("\r\n\r\n") + 4);
-    assert.match(text, /content-length: 5\r\n/);
-    assert.ok(body.length <= 5, `sent ${JSON.stringify(body)}`);
-    assert.equal(closed, true);
-  } finally {
-    await server.stop();
-  }
+    )
+  );
+  const { text, closed } = await exchange(
+    server.port,
+    GET("/", "Connection: close\r\n"),
+  );
+  const body = text.slice(text.indexOf("\r\n\r\n") + 4);
+  assert.match(text, /content-length: 5\r\n/);
+  assert.ok(body.length <= 5, `sent ${JSON.stringify(body)}`);
+  assert.equal(closed, true);
 });
 
 Deno.test("a body read after the response is refused, never served from a reused buffer", async () => {
   let kept: Request | undefined;
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: (req) => {
-      if (req.path === "/keep") kept = req;
-      return Response.text("ok");
-    },
+  await using server = await startServer((req) => {
+    if (req.path === "/keep") kept = req;
+    return Response.text("ok");
   });
-  await server.start();
-  try {
-    // A body too large to drain, so the connection closes unread.
-    const big =
-      `POST /keep HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n${
-        "a".repeat(1000)
-      }`;
-    await exchange(server.port, big);
-    // Other connections reuse pooled buffers meanwhile.
-    await exchange(server.port, GET("/other", "Connection: close\r\n"));
-    assert.ok(kept);
-    // The first chunk would come from the connection's buffer, which the
-    // pool has handed to the next connection by now.
-    const reader = kept!.body!.getReader();
-    await assert.rejects(() => reader.read());
-  } finally {
-    await server.stop();
-  }
+  // A body too large to drain, so the connection closes unread.
+  const big =
+    `POST /keep HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n${
+      "a".repeat(1000)
+    }`;
+  await exchange(server.port, big);
+  // Other connections reuse pooled buffers meanwhile.
+  await exchange(server.port, GET("/other", "Connection: close\r\n"));
+  assert.ok(kept);
+  // The first chunk would come from the connection's buffer, which the
+  // pool has handed to the next connection by now.
+  const reader = kept!.body!.getReader();
+  await assert.rejects(() => reader.read());
 });
 
 Deno.test("a handler that returns no Response gets 500 and one report, sync or async", async () => {
-  const errors: unknown[] = [];
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: ((req: Request) =>
+  await using server = await startServer(
+    ((req: Request) =>
       req.path === "/async"
         ? Promise.resolve("nope")
         : undefined) as unknown as Handler,
-    onError: (error) =>
-      errors.push(error),
-  });
-  await server.start();
-  try {
-    for (const path of ["/sync", "/async"]) {
-      const res = await fetch(`http://127.0.0.1:${server.port}${path}`);
-      assert.equal(res.status, 500, path);
-      await res.body?.cancel();
-    }
-    assert.equal(errors.length, 2);
-    assert.ok(errors.every((e) => e instanceof TypeError));
-  } finally {
-    await server.stop();
+  );
+  for (const path of ["/sync", "/async"]) {
+    const res = await fetch(server.url(path));
+    assert.equal(res.status, 500, path);
+    await res.body?.cancel();
   }
+  assert.equal(server.errors.length, 2);
+  assert.ok(server.errors.every((e) => e instanceof TypeError));
 });

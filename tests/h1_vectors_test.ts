@@ -7,12 +7,13 @@ import assert from "node:assert/strict";
 import { ChunkedDecoder } from "../httpd/internal/h1/chunked.ts";
 import { H1ParseError } from "../httpd/internal/h1/errors.ts";
 import { HeadParser } from "../httpd/internal/h1/parse.ts";
-import { DEFAULT_LIMITS } from "../httpd/limits.ts";
+import { DEFAULT_LIMITS } from "@org/httpd";
 import {
   type ExpectedMessage,
   loadCases,
   type VectorCase,
 } from "./support/llhttp_vectors.ts";
+import { concat } from "./support/bytes.ts";
 
 const FILES = [
   "sample.md",
@@ -163,7 +164,7 @@ function check(c: VectorCase, step: number): void {
     return;
   }
   if (c.error) {
-    const completed = new Uint8Array([...c.input, 13, 10, 13, 10]);
+    const completed = concat(c.input, Uint8Array.of(13, 10, 13, 10));
     assert.throws(() => decodeAll(completed, step), H1ParseError, label);
     return;
   }

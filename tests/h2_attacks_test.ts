@@ -3,10 +3,7 @@
  * answered on its own connection, and another connection keeps working.
  */
 import assert from "node:assert/strict";
-import { Server } from "../httpd/server.ts";
-import { Response } from "../httpd/response.ts";
-import type { Handler } from "../httpd/handler.ts";
-import type { ServerLimits } from "../httpd/limits.ts";
+import { type Handler, Response, type ServerLimits } from "@org/httpd";
 import {
   MAX_CONTINUATION_FRAMES,
   MAX_QUEUED_CONTROL_FRAMES,
@@ -14,7 +11,6 @@ import {
 } from "../httpd/internal/h2/conn.ts";
 import {
   block,
-  concat,
   continuation,
   E,
   F,
@@ -26,24 +22,18 @@ import {
   settings,
   T,
 } from "./support/h2_frames.ts";
+import { concat } from "./support/bytes.ts";
+import { startServer } from "./support/server.ts";
 
 async function withServer(
   fn: (port: number) => Promise<void>,
   options: { handler?: Handler; limits?: Partial<ServerLimits> } = {},
 ): Promise<void> {
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: options.handler ?? (() => Response.text("ok")),
-    limits: options.limits,
-    onError: () => {},
-  });
-  await server.start();
-  try {
-    await fn(server.port);
-  } finally {
-    await server.stop();
-  }
+  await using server = await startServer(
+    options.handler ?? (() => Response.text("ok")),
+    { limits: options.limits },
+  );
+  await fn(server.port);
 }
 
 const GET = (id: number, path = "/") =>

@@ -4,13 +4,9 @@
  * RFC 9113 section, plus RFC 7541 errors seen through the connection.
  */
 import assert from "node:assert/strict";
-import { Server } from "../httpd/server.ts";
-import { Response } from "../httpd/response.ts";
-import type { Handler } from "../httpd/handler.ts";
-import type { ServerLimits } from "../httpd/limits.ts";
+import { type Handler, Response, type ServerLimits } from "@org/httpd";
 import {
   block,
-  concat,
   continuation,
   data,
   E,
@@ -29,6 +25,8 @@ import {
   T,
   windowUpdate,
 } from "./support/h2_frames.ts";
+import { concat } from "./support/bytes.ts";
+import { startServer } from "./support/server.ts";
 
 const echo: Handler = async (req) => {
   const body = req.hasBody ? await req.text() : "";
@@ -41,19 +39,10 @@ async function withServer(
   fn: (port: number) => Promise<void>,
   options: { handler?: Handler; limits?: Partial<ServerLimits> } = {},
 ): Promise<void> {
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: options.handler ?? echo,
+  await using server = await startServer(options.handler ?? echo, {
     limits: options.limits,
-    onError: () => {},
   });
-  await server.start();
-  try {
-    await fn(server.port);
-  } finally {
-    await server.stop();
-  }
+  await fn(server.port);
 }
 
 /** Runs `fn` with a handshaken client, closing it afterwards. */
@@ -654,12 +643,7 @@ Deno.test("6.8: the client's GOAWAY lets in-flight streams finish, then the serv
 
 Deno.test("6.8: stop() sends GOAWAY with the last stream id and finishes in-flight streams", async () => {
   const g = gate();
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: g.handler,
-  });
-  await server.start();
+  await using server = await startServer(g.handler);
   const c = await H2Client.connect(server.port);
   await c.send(GET(1), GET(3));
   await new Promise((r) => setTimeout(r, 30));

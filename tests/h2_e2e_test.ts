@@ -7,9 +7,8 @@
 import assert from "node:assert/strict";
 import http2 from "node:http2";
 import { Buffer } from "node:buffer";
-import { Server } from "../httpd/server.ts";
-import { Response } from "../httpd/response.ts";
-import type { Handler } from "../httpd/handler.ts";
+import { type Handler, Response } from "@org/httpd";
+import { startServer } from "./support/server.ts";
 import { writeTestCertificate } from "./support/tls_cert.ts";
 
 const BIG = 3 * 1024 * 1024 + 17;
@@ -79,18 +78,11 @@ async function withServer(
   tls: boolean,
   fn: (url: string) => Promise<void>,
 ): Promise<void> {
-  const server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
+  await using server = await startServer(
     handler,
-    ...(tls ? { tls: certificate! } : {}),
-  });
-  await server.start();
-  try {
-    await fn(`${tls ? "https" : "http"}://127.0.0.1:${server.port}`);
-  } finally {
-    await server.stop();
-  }
+    tls ? { tls: certificate! } : {},
+  );
+  await fn(server.origin);
 }
 
 interface NodeResult {

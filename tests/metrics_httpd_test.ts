@@ -4,13 +4,9 @@
  * independent, the web-standard handler is the seam.
  */
 import assert from "node:assert/strict";
-import {
-  fetchHandler,
-  Response as HttpResponse,
-  Router,
-  Server,
-} from "@org/httpd";
+import { fetchHandler, Response as HttpResponse, Router } from "@org/httpd";
 import { MetricRegistries, metricsHandler } from "@org/metrics";
+import { startServer } from "./support/server.ts";
 
 Deno.test("metricsHandler() served by @org/httpd via fetchHandler over HTTP/1.1", async () => {
   const registries = new MetricRegistries();
@@ -23,13 +19,8 @@ Deno.test("metricsHandler() served by @org/httpd via fetchHandler over HTTP/1.1"
     })
     .mount("/metrics", metrics)
     .build();
-  await using server = new Server({
-    port: 0,
-    bindAddress: "127.0.0.1",
-    handler: app,
-  });
-  await server.start();
-  const base = `http://127.0.0.1:${server.port}`;
+  await using server = await startServer(app);
+  const base = server.origin;
   for (let i = 0; i < 3; i++) {
     const res = await fetch(`${base}/orders`, { method: "POST" });
     assert.equal(res.status, 201);

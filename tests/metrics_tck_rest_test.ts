@@ -240,7 +240,7 @@ Deno.test("the REST TCK's requests get the TCK's literal answers, in sequence", 
         ],
         ["16", "metricTest.test1.histogram2", "metricTest_test1_histogram2"],
         ["18", "jellybeanHistogram", "jellybeanHistogram_jellybeans"],
-      ]
+      ] as const
     ) {
       if (seq === "18") {
         await t.step(

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type Handler, Request, Response } from "../httpd/mod.ts";
+import { type Handler, Request, Response } from "@org/httpd";
 
 /** A route to register: a method (or `MOUNT` for a mount) and a pattern. */
 export type RouteSpec = readonly [method: string, pattern: string];

@@ -7,10 +7,11 @@ import {
   Request,
   Response,
   Router,
-  Server,
-} from "../httpd/mod.ts";
+} from "@org/httpd";
 import { gunzipSync } from "node:zlib";
 import { type BuildRoutes, runRouterCases } from "./router_cases.ts";
+import { concat } from "./support/bytes.ts";
+import { startServer } from "./support/server.ts";
 
 const buildRouter: BuildRoutes = (routes, handler) => {
   const router = Router.builder();
@@ -238,54 +239,46 @@ Deno.test("Router, gzip and access log serve real HTTP/1.1 clients end to end", 
       (req) => Response.text(`Hello, ${req.pathParam("name")}! `.repeat(100)),
     )
     .build();
-  const server = Server.builder().port(0).bindAddress("127.0.0.1").handler(app)
-    .build();
-  await server.start();
+  await using server = await startServer(app);
+  const base = server.origin;
+  // A raw exchange, so the compressed bytes are seen as sent.
+  const conn = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: server.port,
+  });
   try {
-    const base = `http://127.0.0.1:${server.port}`;
-    // A raw exchange, so the compressed bytes are seen as sent.
-    const conn = await Deno.connect({
-      hostname: "127.0.0.1",
-      port: server.port,
-    });
-    try {
-      await conn.write(new TextEncoder().encode(
-        "GET /users/John%20Doe HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
-      ));
-      const chunks: Uint8Array[] = [];
-      const buf = new Uint8Array(65536);
-      for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
-        chunks.push(buf.slice(0, n));
-      }
-      const raw = new Uint8Array(chunks.reduce((a, c) => a + c.byteLength, 0));
-      let at = 0;
-      for (const c of chunks) raw.set(c, (at += c.byteLength) - c.byteLength);
-      const text = new TextDecoder("latin1").decode(raw);
-      const headEnd = text.indexOf("\r\n\r\n");
-      const head = text.slice(0, headEnd).toLowerCase();
-      assert.match(head, /^http\/1\.1 200/);
-      assert.match(head, /\r\ncontent-encoding: gzip\r\n/);
-      assert.match(head, /\r\nvary: accept-encoding\r\n/);
-      const body = gunzipSync(raw.subarray(headEnd + 4)).toString();
-      assert.equal(body, "Hello, John Doe! ".repeat(100));
-    } finally {
-      conn.close();
+    await conn.write(new TextEncoder().encode(
+      "GET /users/John%20Doe HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+    ));
+    const chunks: Uint8Array[] = [];
+    const buf = new Uint8Array(65536);
+    for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+      chunks.push(buf.slice(0, n));
     }
-    const wrong = await fetch(`${base}/users/x`, { method: "DELETE" });
-    await wrong.body?.cancel();
-    assert.equal(wrong.status, 405);
-    assert.equal(wrong.headers.get("allow"), "GET, HEAD, OPTIONS");
-    const bad = await fetch(`${base}/users/%zz`);
-    await bad.body?.cancel();
-    assert.equal(bad.status, 400);
-    assert.equal(lines.length, 3);
-    assert.match(
-      lines[0]!,
-      /^127\.0\.0\.1 - - \[.+ \+0000\] "GET \/users\/John%20Doe HTTP\/1\.1" 200 \d+ \d+\.\d{3}ms$/,
-    );
-    assert.match(lines[1]!, /"DELETE \/users\/x HTTP\/1\.1" 405 /);
-    assert.match(lines[2]!, /"GET \/users\/%zz HTTP\/1\.1" 400 /);
+    const raw = concat(...chunks);
+    const text = new TextDecoder("latin1").decode(raw);
+    const headEnd = text.indexOf("\r\n\r\n");
+    const head = text.slice(0, headEnd).toLowerCase();
+    assert.match(head, /^http\/1\.1 200/);
+    assert.match(head, /\r\ncontent-encoding: gzip\r\n/);
+    assert.match(head, /\r\nvary: accept-encoding\r\n/);
+    const body = gunzipSync(raw.subarray(headEnd + 4)).toString();
+    assert.equal(body, "Hello, John Doe! ".repeat(100));
   } finally {
-    await server.stop();
+    conn.close();
   }
+  const wrong = await fetch(`${base}/users/x`, { method: "DELETE" });
+  await wrong.body?.cancel();
+  assert.equal(wrong.status, 405);
+  assert.equal(wrong.headers.get("allow"), "GET, HEAD, OPTIONS");
+  const bad = await fetch(`${base}/users/%zz`);
+  await bad.body?.cancel();
+  assert.equal(bad.status, 400);
+  assert.equal(lines.length, 3);
+  assert.match(
+    lines[0]!,
+    /^127\.0\.0\.1 - - \[.+ \+0000\] "GET \/users\/John%20Doe HTTP\/1\.1" 200 \d+ \d+\.\d{3}ms$/,
+  );
+  assert.match(lines[1]!, /"DELETE \/users\/x HTTP\/1\.1" 405 /);
+  assert.match(lines[2]!, /"GET \/users\/%zz HTTP\/1\.1" 400 /);
 });

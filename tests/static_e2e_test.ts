@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { buildStaticIndex, Server, StaticFileHandler } from "../httpd/mod.ts";
+import { buildStaticIndex, StaticFileHandler } from "@org/httpd";
+import { startServer } from "./support/server.ts";
 
 const CSS = "main { display: grid; }\n".repeat(400);
 
@@ -46,9 +47,8 @@ Deno.test("StaticFileHandler behind a real Server answers curl", async (t) => {
   const handler = StaticFileHandler.builder().addPath(dir).preferPrecompressed(
     true,
   ).build();
-  const server = new Server({ port: 0, bindAddress: "127.0.0.1", handler });
-  await server.start();
-  const base = `http://127.0.0.1:${server.port}`;
+  await using server = await startServer(handler);
+  const base = server.origin;
   try {
     await t.step("plain GET", async () => {
       const got = await curl([`${base}/s.css`]);
@@ -131,7 +131,6 @@ Deno.test("StaticFileHandler behind a real Server answers curl", async (t) => {
       assert.equal(field(post.head, "allow"), "GET, HEAD");
     });
   } finally {
-    await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Handler, Request, StaticFileHandler } from "../httpd/mod.ts";
+import { type Handler, Request, StaticFileHandler } from "@org/httpd";
 
 const decoder = new TextDecoder();
 

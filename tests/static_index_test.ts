@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { buildStaticIndex, type StaticIndex } from "../httpd/mod.ts";
+import { buildStaticIndex, type StaticIndex } from "@org/httpd";
 
 const CSS = "body { margin: 0; padding: 0; }\n".repeat(100); // 3300 bytes
 

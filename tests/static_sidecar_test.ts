@@ -5,7 +5,7 @@ import {
   type Handler,
   Request,
   StaticFileHandler,
-} from "../httpd/mod.ts";
+} from "@org/httpd";
 
 const TEXT = "body { color: red; }\n".repeat(200);
 

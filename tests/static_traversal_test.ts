@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Request, StaticFileHandler } from "../httpd/mod.ts";
+import { Request, StaticFileHandler } from "@org/httpd";
 
 const MARKER = "TOP-SECRET-MARKER";
 

@@ -2,8 +2,7 @@
  * Builds the launcher's handler from a {@linkcode ServeConfig}: static files
  * (behind the metrics endpoint with `--metrics`), then gzip, then the
  * configured headers, then the request timer (`--metrics` only), with the
- * access log outermost (as the seed requires, so its duration covers
- * everything).
+ * access log outermost, so its duration covers everything.
  *
  * @module
  */

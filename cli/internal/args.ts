@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.ts";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
+import { parseDuration } from "./duration.ts";
 import { didYouMean } from "./suggest.ts";
 
 /** The largest `--workers` count accepted; more would only add contention. */
@@ -32,6 +33,7 @@ const OPTIONS = {
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },
   workers: { type: "string" },
+  "drain-timeout": { type: "string" },
   // A boolean for parseArgs so `--metrics DIR` leaves DIR positional; the
   // optional `=PATH` arrives as an inline value.
   metrics: { type: "boolean" },
@@ -68,6 +70,8 @@ export interface FlagValues {
   tlsCert?: string;
   tlsKey?: string;
   workers?: WorkersValue;
+  /** How long a stop waits for open requests, in milliseconds. */
+  drainTimeoutMs?: number;
   /** The metrics endpoint's path, when `--metrics[=PATH]` is given. */
   metrics?: string;
   help: boolean;
@@ -165,6 +169,8 @@ function valueHint(name: FlagName): string {
       return " KEY=VALUE";
     case "workers":
       return ' N or "auto"';
+    case "drain-timeout":
+      return " such as 10s or 500ms";
     default:
       return "";
   }
@@ -223,6 +229,9 @@ function setString(flags: FlagValues, name: FlagName, value: string): void {
       break;
     case "workers":
       flags.workers = parseWorkers(value);
+      break;
+    case "drain-timeout":
+      flags.drainTimeoutMs = parseDrainTimeout("--drain-timeout", value);
       break;
   }
 }
@@ -291,6 +300,29 @@ export function parseWorkers(value: string): WorkersValue {
     );
   }
   return count;
+}
+
+/** The longest drain a stop may wait: an hour is already more than any orchestrator grants. */
+export const MAX_DRAIN_TIMEOUT_MS = 3_600_000;
+
+/**
+ * Parses a drain timeout: seconds (`10`, `2.5s`), milliseconds (`500ms`) or
+ * minutes (`1m`), at most {@linkcode MAX_DRAIN_TIMEOUT_MS}.
+ *
+ * @param name The flag or key, for the message.
+ * @param value The text.
+ * @returns Milliseconds.
+ * @throws {UsageError} When the text is no duration or is too long.
+ */
+export function parseDrainTimeout(name: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms > MAX_DRAIN_TIMEOUT_MS) {
+    throw new UsageError(
+      ms === undefined ? "wrong-type" : "out-of-range",
+      `Cannot use ${name} "${value}": expected a duration up to 1 hour, such as 10s or 500ms`,
+    );
+  }
+  return ms;
 }
 
 /**

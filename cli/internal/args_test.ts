@@ -132,3 +132,25 @@ Deno.test("parseServeArgs() rejects a --metrics path that is not absolute or is 
     rejects([`--metrics=${value}`], "wrong-type", /^Cannot use --metrics "/);
   }
 });
+
+Deno.test("parseServeArgs() reads --drain-timeout as milliseconds and names it when wrong", () => {
+  assert.equal(
+    parseServeArgs(["--drain-timeout", "2.5s"]).drainTimeoutMs,
+    2_500,
+  );
+  assert.equal(parseServeArgs(["--drain-timeout=30"]).drainTimeoutMs, 30_000);
+  assert.equal(parseServeArgs(["--drain-timeout", "0"]).drainTimeoutMs, 0);
+  for (
+    const [value, code] of [["soon", "wrong-type"], ["2h", "wrong-type"], [
+      "61m",
+      "out-of-range",
+    ]]
+  ) {
+    assert.throws(
+      () => parseServeArgs(["--drain-timeout", value!]),
+      (error: unknown) =>
+        error instanceof UsageError && error.code === code &&
+        error.message.includes(`--drain-timeout "${value}"`),
+    );
+  }
+});

@@ -4,7 +4,12 @@
  * @module
  */
 import { MAX_WORKERS } from "./args.ts";
-import { DEFAULT_BIND, DEFAULT_PORT } from "./merge.ts";
+import { formatDuration } from "./duration.ts";
+import {
+  DEFAULT_BIND,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_PORT,
+} from "./merge.ts";
 
 /** The usage of the whole tool. */
 export const MAIN_HELP = `httpd-cli: serve a directory over HTTP/1.1 and HTTP/2
@@ -37,6 +42,11 @@ Flags:
   --tls-cert FILE        HTTPS certificate chain, PEM (HTTP/2 by ALPN)
   --tls-key FILE         HTTPS private key, PEM
   --workers N|auto       Serve on N threads sharing the port (1 to ${MAX_WORKERS}, auto = CPUs)
+  --drain-timeout TIME   On SIGINT/SIGTERM, wait this long for open requests
+                         before closing them (server.drain-timeout, default
+                         ${
+  formatDuration(DEFAULT_DRAIN_TIMEOUT_MS)
+}; 10, 2.5s, 500ms, 1m)
   --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
                          timer http.server.requests and runtime gauges, summed
                          over workers; Prometheus text, or JSON with
@@ -51,10 +61,10 @@ Environment:
 Precedence: flag > environment > YAML file > default.
 
 YAML keys:
-  server.port, server.bind, static.root, static.fallback, static.spa-fallback,
-  static.index-files, static.cache-control, static.gzip, headers.always,
-  headers.staging, logging.level (debug, info, warn, error, off),
-  logging.access-log
+  server.port, server.bind, server.drain-timeout, static.root,
+  static.fallback, static.spa-fallback, static.index-files,
+  static.cache-control, static.gzip, headers.always, headers.staging,
+  logging.level (debug, info, warn, error, off), logging.access-log
 
 Mistakes exit with status 2 and one line on standard error; a port already
 in use exits with status 1; a clean stop (SIGINT, SIGTERM) exits with 0.

@@ -11,10 +11,12 @@ import type { LogLevel } from "./log_level.ts";
 import type { FlagValues, WorkersValue } from "./args.ts";
 import type { FileValues, Located } from "./yaml_schema.ts";
 
-/** The port used when neither a flag nor the file names one (the seed's). */
+/** The port used when neither a flag nor the file names one. */
 export const DEFAULT_PORT = 8080;
-/** The address bound when neither a flag nor the file names one (the seed's). */
+/** The address bound when neither a flag nor the file names one. */
 export const DEFAULT_BIND = "0.0.0.0";
+/** How long a stop waits for open requests, like `Server`'s default. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 /** The log level when the file names none. */
 export const DEFAULT_LOG_LEVEL: LogLevel = "info";
 /** Compression is on unless turned off, as in `serve` and Caddy. */
@@ -57,6 +59,8 @@ export interface MergedConfig {
   tlsCert?: PathSetting;
   tlsKey?: PathSetting;
   workers: WorkersValue;
+  /** How long a stop waits for open requests, in milliseconds. */
+  drainTimeoutMs: number;
   /** The metrics endpoint's path; only the `--metrics` flag sets it. */
   metrics?: string;
 }
@@ -151,6 +155,8 @@ export function mergeConfig(input: MergeInput): MergedConfig {
     accessLog: flags.accessLog ?? envFlag(env("SERVICE_ACCESS_LOG")) ??
       file.accessLog?.value ?? false,
     workers: flags.workers ?? 1,
+    drainTimeoutMs: flags.drainTimeoutMs ?? file.drainTimeoutMs?.value ??
+      DEFAULT_DRAIN_TIMEOUT_MS,
   };
   const root = flagPath("--root", flags.root) ??
     filePath("static.root", file.root);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../errors.ts";
-import { parseServeArgs } from "./args.ts";
+import { type FlagValues, parseServeArgs } from "./args.ts";
 import { envFlag, mergeConfig } from "./merge.ts";
-import { parseConfigYaml } from "./yaml_schema.ts";
+import { type FileValues, parseConfigYaml } from "./yaml_schema.ts";
 
 const YAML = `server:
   port: 7000
@@ -144,4 +144,27 @@ Deno.test("envFlag() reads true and false in any case and ignores the rest", () 
   assert.equal(envFlag("false"), false);
   assert.equal(envFlag("1"), undefined);
   assert.equal(envFlag(undefined), undefined);
+});
+
+Deno.test("mergeConfig() takes the drain timeout from the flag, then YAML, then 10 s", () => {
+  const input = (flags: Partial<FlagValues>, file?: Partial<FileValues>) =>
+    mergeConfig({
+      flags: { headers: [], help: false, version: false, ...flags },
+      file: { always: [], staging: [], ...file },
+      env: () => undefined,
+      cwd: "/srv",
+    });
+  const at = { file: "a.yaml", line: 2, column: 3 };
+  assert.equal(input({}).drainTimeoutMs, 10_000);
+  assert.equal(
+    input({}, { drainTimeoutMs: { value: 2_000, position: at } })
+      .drainTimeoutMs,
+    2_000,
+  );
+  assert.equal(
+    input({ drainTimeoutMs: 500 }, {
+      drainTimeoutMs: { value: 2_000, position: at },
+    }).drainTimeoutMs,
+    500,
+  );
 });

@@ -60,6 +60,7 @@ async function check(merged: MergedConfig, cwd: string): Promise<ServeConfig> {
     workers: merged.workers === "auto"
       ? Math.min(MAX_WORKERS, Math.max(1, navigator.hardwareConcurrency || 1))
       : merged.workers,
+    drainTimeoutMs: merged.drainTimeoutMs,
   };
   if (merged.fallback) {
     config.fallback = await checkFallback(root, merged.fallback);

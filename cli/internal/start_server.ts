@@ -10,6 +10,7 @@ import { ListenError } from "../errors.ts";
 import { logs } from "./log_level.ts";
 import { buildHandler } from "./app.ts";
 import type { MetricsSource } from "./metrics_route.ts";
+import type { AccessLogSink } from "@org/httpd";
 
 /** Options of {@linkcode startServer}. */
 export interface StartOptions {
@@ -21,6 +22,8 @@ export interface StartOptions {
   port?: number;
   /** Where `--metrics` records and reads, owned by the caller. */
   metrics?: MetricsSource;
+  /** Where access-log lines go; default standard output. */
+  accessLogSink?: AccessLogSink;
 }
 
 /**
@@ -35,12 +38,16 @@ export async function startServer(
   const handler = buildHandler(config, {
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.accessLogSink === undefined
+      ? {}
+      : { accessLogSink: options.accessLogSink }),
   });
   const port = options.port ?? config.port;
   const server = new Server({
     handler,
     port,
     bindAddress: config.bind,
+    limits: { gracefulStopMs: config.drainTimeoutMs },
     ...(config.tls
       ? { tls: { cert: config.tls.cert, key: config.tls.key } }
       : {}),

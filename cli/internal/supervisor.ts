@@ -76,6 +76,7 @@ export class Supervisor {
   #port = 0;
   #stopping = false;
   #started = false;
+  #logsOpen = false;
   #restarts = 0;
   #collections = new Map<number, Collection>();
   #lastCollection = 0;
@@ -125,6 +126,23 @@ export class Supervisor {
       throw error;
     }
     return this.#port;
+  }
+
+  /**
+   * Lets every worker write its access-log lines, now and after restarts:
+   * called once the launcher printed its own first lines, which must come
+   * first.
+   */
+  openLogs(): void {
+    if (this.#logsOpen) return;
+    this.#logsOpen = true;
+    for (const slot of this.#slots.values()) {
+      try {
+        slot.worker.postMessage({ type: "open-logs" });
+      } catch {
+        // Terminated (crashed): its restart starts with logs open.
+      }
+    }
   }
 
   /** Asks every worker to drain and stop, then terminates it. */
@@ -252,6 +270,7 @@ export class Supervisor {
       id,
       config: this.#options.config,
       port,
+      logsOpen: this.#logsOpen,
     });
     return slot.listening.promise;
   }

@@ -15,6 +15,7 @@ const CONFIG: ServeConfig = {
   logLevel: "info",
   accessLog: false,
   workers: 3,
+  drainTimeoutMs: 10_000,
 };
 
 /** A stand-in worker: answers "start" with "listening" (or a failure) and "stop" with "stopped". */
@@ -81,9 +82,9 @@ Deno.test("Supervisor starts worker 1 on the configured port, then the others on
   });
   assert.equal(await supervisor.start(), 40000);
   assert.deepEqual(workers.map((w) => w.received[0]), [
-    { type: "start", id: 1, config: CONFIG, port: 0 },
-    { type: "start", id: 2, config: CONFIG, port: 40000 },
-    { type: "start", id: 3, config: CONFIG, port: 40000 },
+    { type: "start", id: 1, config: CONFIG, port: 0, logsOpen: false },
+    { type: "start", id: 2, config: CONFIG, port: 40000, logsOpen: false },
+    { type: "start", id: 3, config: CONFIG, port: 40000, logsOpen: false },
   ]);
   await supervisor.stop();
   assert.ok(
@@ -91,7 +92,7 @@ Deno.test("Supervisor starts worker 1 on the configured port, then the others on
   );
 });
 
-Deno.test("Supervisor restarts a crashed worker on the same port", async () => {
+Deno.test("Supervisor restarts a crashed worker on the same port, with its access log open once opened", async () => {
   const workers: FakeWorker[] = [];
   const restarts: number[] = [];
   const supervisor = new Supervisor({
@@ -102,6 +103,11 @@ Deno.test("Supervisor restarts a crashed worker on the same port", async () => {
     onRestart: (id) => restarts.push(id),
   });
   await supervisor.start();
+  supervisor.openLogs();
+  assert.deepEqual(workers.map((w) => w.received.at(-1)), [
+    { type: "open-logs" },
+    { type: "open-logs" },
+  ]);
   workers[1]!.crash();
   assert.equal(workers[1]!.terminated, true);
   for (let i = 0; i < 100 && workers.length < 3; i++) {
@@ -114,6 +120,7 @@ Deno.test("Supervisor restarts a crashed worker on the same port", async () => {
     id: 2,
     config: CONFIG,
     port: 40000,
+    logsOpen: true,
   });
   assert.equal(supervisor.restarts, 1);
   await supervisor.stop();

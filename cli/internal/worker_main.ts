@@ -8,7 +8,9 @@
  */
 import type { Server } from "@org/httpd";
 import type { MetricsState, StateFilter } from "@org/metrics";
+import { stdoutAccessLogSink } from "@org/httpd";
 import { ListenError } from "../errors.ts";
+import { HeldLines } from "./held_lines.ts";
 import { type ServerMetrics, workerMetrics } from "./server_metrics.ts";
 import { startServer } from "./start_server.ts";
 import type { FromWorker, ToWorker } from "./worker_protocol.ts";
@@ -32,6 +34,8 @@ let metrics: ServerMetrics | undefined;
 let workerId = 0;
 let lastRequest = 0;
 const pending = new Map<number, (state: MetricsState) => void>();
+/** Access-log lines wait for the launcher's `Listening on` lines. */
+const logs = new HeldLines(stdoutAccessLogSink());
 
 /** Asks the main thread for the sum of every worker's metrics. */
 function collect(filter: StateFilter): Promise<MetricsState> {
@@ -50,12 +54,14 @@ scope.onmessage = async (event) => {
   const message = event.data;
   if (message.type === "start") {
     workerId = message.id;
+    if (message.logsOpen) logs.open();
     if (message.config.metrics !== undefined) metrics = workerMetrics(collect);
     try {
       server = await startServer(message.config, {
         workerId: message.id,
         reusePort: true,
         port: message.port,
+        accessLogSink: logs.sink,
         ...(metrics ? { metrics } : {}),
       });
       scope.postMessage({
@@ -77,6 +83,8 @@ scope.onmessage = async (event) => {
         message: failure.message,
       });
     }
+  } else if (message.type === "open-logs") {
+    logs.open();
   } else if (message.type === "state") {
     scope.postMessage({
       type: "state",

@@ -14,7 +14,15 @@ import type { ListenErrorCode } from "../errors.ts";
 
 /** Main thread → worker. */
 export type ToWorker =
-  | { type: "start"; id: number; config: ServeConfig; port: number }
+  | {
+    type: "start";
+    id: number;
+    config: ServeConfig;
+    port: number;
+    /** Whether access-log lines may be written at once (after the launcher's first lines). */
+    logsOpen: boolean;
+  }
+  | { type: "open-logs" }
   | { type: "stop" }
   | { type: "state"; request: number; filter: StateFilter }
   | { type: "collected"; request: number; state: MetricsState };

@@ -1,6 +1,6 @@
 /**
  * Reads the YAML configuration file with `npm:yaml` and checks it against the
- * seed's schema, keeping the line and column of every value so a mistake can
+ * launcher's schema, keeping the line and column of every value so a mistake can
  * name its place.
  *
  * Anchors, aliases, tags and multi-line scalars are resolved by the YAML
@@ -22,7 +22,7 @@ import {
 } from "yaml";
 import { type SourcePosition, UsageError, YamlSyntaxError } from "../errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
-import { MAX_PORT } from "./args.ts";
+import { MAX_PORT, parseDrainTimeout } from "./args.ts";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -46,6 +46,7 @@ export interface FileValues {
   staging: Located<[string, string]>[];
   logLevel?: Located<LogLevel>;
   accessLog?: Located<boolean>;
+  drainTimeoutMs?: Located<number>;
 }
 
 type Kind =
@@ -56,11 +57,12 @@ type Kind =
   | "header-value"
   | "bool"
   | "header-map"
-  | "log-level";
+  | "log-level"
+  | "duration";
 
-/** The seed's schema: section → key → kind. */
+/** The schema of the configuration file: section → key → kind. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
-  server: { port: "port", bind: "host" },
+  server: { port: "port", bind: "host", "drain-timeout": "duration" },
   static: {
     root: "path",
     fallback: "path",
@@ -221,6 +223,21 @@ class Reader {
       case "header-map": {
         const target = full === "headers.always" ? v.always : v.staging;
         this.#headerMap(full, node, target);
+        return;
+      }
+      case "duration": {
+        const text = this.#text(node);
+        try {
+          v.drainTimeoutMs = {
+            value: parseDrainTimeout(full, text ?? ""),
+            position,
+          };
+        } catch (error) {
+          if (!(error instanceof UsageError)) throw error;
+          throw new UsageError(error.code, error.message, {
+            position: this.#position(node),
+          });
+        }
         return;
       }
       case "log-level": {

@@ -235,3 +235,23 @@ Deno.test("parseConfigYaml() reports a syntax error with its line and column", (
   rejects("server:\n  port: 1\n  port: 2\n", "yaml-syntax", 3, 3, /unique/);
   rejects("server:\n\tport: 1\n", "yaml-syntax", 2, 1, /Cannot parse/);
 });
+
+Deno.test("parseConfigYaml() reads server.drain-timeout as seconds or with a unit, and places a bad one", () => {
+  assert.equal(
+    parseConfigYaml("server:\n  drain-timeout: 3\n", "a.yaml").drainTimeoutMs
+      ?.value,
+    3_000,
+  );
+  assert.equal(
+    parseConfigYaml("server:\n  drain-timeout: 750ms\n", "a.yaml")
+      .drainTimeoutMs?.value,
+    750,
+  );
+  rejects(
+    "server:\n  drain-timeout: later\n",
+    "wrong-type",
+    2,
+    18,
+    /server\.drain-timeout "later"/,
+  );
+});

@@ -17,7 +17,8 @@ interface MediaRange {
 export function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   for (const item of header.split(",")) {
-    const [range, ...params] = item.split(";");
+    // `split` always yields at least one element.
+    const [range = "", ...params] = item.split(";");
     const slash = range.indexOf("/");
     if (slash < 0) continue;
     const type = range.slice(0, slash).trim().toLowerCase();

@@ -24,6 +24,8 @@ export const SLOT_MS = 150_000;
 
 /** One slot of the window: a sketch plus exact count, max and min. */
 class Slot {
+  /** The slot after this one in the ring. */
+  next: Slot = this;
   pos: Store = new Store();
   neg: Store | null = null;
   zero = 0;
@@ -55,10 +57,9 @@ class Slot {
 function addInto(
   into: Map<number, number>,
   offset: number,
-  counts: ArrayLike<number>,
+  counts: readonly number[],
 ): void {
-  for (let j = 0; j < counts.length; j++) {
-    const c = counts[j];
+  for (const [j, c] of counts.entries()) {
     if (c !== 0) into.set(offset + j, (into.get(offset + j) ?? 0) + c);
   }
 }
@@ -111,7 +112,7 @@ export function quantileOf(
   search: {
     const neg = sketch.negativeCounts;
     for (let j = neg.length - 1; j >= 0; j--) {
-      seen += neg[j];
+      seen += neg[j]!;
       if (seen >= rank) {
         value = -bucketValue(sketch.negativeOffset + j);
         break search;
@@ -124,7 +125,7 @@ export function quantileOf(
     }
     const pos = sketch.counts;
     for (let j = 0; j < pos.length; j++) {
-      seen += pos[j];
+      seen += pos[j]!;
       if (seen >= rank) {
         value = bucketValue(sketch.offset + j);
         break search;
@@ -139,12 +140,12 @@ export function quantileOf(
 export function momentsOf(sketch: SketchState): { mean: number; sd: number } {
   let n = sketch.zero, s = 0, s2 = 0;
   const acc = (offset: number, counts: readonly number[], sign: number) => {
-    for (let j = 0; j < counts.length; j++) {
-      if (counts[j] === 0) continue;
+    for (const [j, c] of counts.entries()) {
+      if (c === 0) continue;
       const v = sign * bucketValue(offset + j);
-      n += counts[j];
-      s += v * counts[j];
-      s2 += v * v * counts[j];
+      n += c;
+      s += v * c;
+      s2 += v * v * c;
     }
   };
   acc(sketch.offset, sketch.counts, 1);
@@ -175,10 +176,11 @@ export class Distribution {
   /** Upper bounds of the fixed buckets. */
   readonly buckets: readonly number[];
   readonly #bounds: Float64Array | null;
+  /** One count per bound of `#bounds`; `null` together with it. */
   readonly #bucketCounts: Float64Array | null;
+  /** The slots of the ring, each linked to the next one. */
   readonly #slots: Slot[] = [];
   #current: Slot;
-  #index = 0;
   #rotateAt: number;
   readonly #clock: Clock;
 
@@ -190,8 +192,15 @@ export class Distribution {
     this.#bucketCounts = hasBuckets
       ? new Float64Array(settings.buckets.length)
       : null;
-    for (let i = 0; i < SLOT_COUNT; i++) this.#slots.push(new Slot());
-    this.#current = this.#slots[0];
+    const first = new Slot();
+    let last = first;
+    this.#slots.push(first);
+    for (let i = 1; i < SLOT_COUNT; i++) {
+      last = last.next = new Slot();
+      this.#slots.push(last);
+    }
+    last.next = first;
+    this.#current = first;
     this.#clock = settings.clock;
     this.#rotateAt = settings.clock() + SLOT_MS;
   }
@@ -203,8 +212,8 @@ export class Distribution {
     const bounds = this.#bounds;
     if (bounds !== null) {
       let i = 0;
-      while (i < bounds.length && value > bounds[i]) i++;
-      if (i < bounds.length) this.#bucketCounts![i]++;
+      while (i < bounds.length && value > bounds[i]!) i++;
+      if (i < bounds.length) this.#bucketCounts![i]!++;
     }
     if (this.#clock() >= this.#rotateAt) this.#rotate();
     this.#current.add(value);
@@ -214,11 +223,12 @@ export class Distribution {
     const now = this.#clock();
     if (now < this.#rotateAt) return;
     const steps = Math.floor((now - this.#rotateAt) / SLOT_MS) + 1;
+    let current = this.#current;
     for (let k = 0; k < Math.min(steps, SLOT_COUNT); k++) {
-      this.#index = (this.#index + 1) % SLOT_COUNT;
-      this.#slots[this.#index].reset();
+      current = current.next;
+      current.reset();
     }
-    this.#current = this.#slots[this.#index];
+    this.#current = current;
     this.#rotateAt += steps * SLOT_MS;
   }
 

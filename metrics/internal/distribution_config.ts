@@ -64,7 +64,9 @@ export function parseToken(
   }
   const m = TIMER_BUCKET.exec(token);
   if (m === null) return undefined;
-  const ns = Number(m[1]) * NANOS_PER_UNIT[m[2] ?? "ms"];
+  const factor = NANOS_PER_UNIT[m[2] ?? "ms"];
+  if (factor === undefined) return undefined;
+  const ns = Number(m[1]) * factor;
   return ns > 0 && Number.isFinite(ns) ? ns : undefined;
 }
 
@@ -120,11 +122,7 @@ export function lookupRule(
   rules: readonly DistributionRule[],
   name: string,
 ): DistributionRule | undefined {
-  for (let i = rules.length - 1; i >= 0; i--) {
-    const rule = rules[i];
-    if (rule.wildcard ? name.startsWith(rule.pattern) : name === rule.pattern) {
-      return rule;
-    }
-  }
-  return undefined;
+  return rules.findLast((rule) =>
+    rule.wildcard ? name.startsWith(rule.pattern) : name === rule.pattern
+  );
 }

@@ -27,7 +27,10 @@ export function formatNumber(value: number): string {
   const abs = Math.abs(value);
   if (abs >= SCIENTIFIC_LOW && abs < SCIENTIFIC_HIGH) return String(value);
   // Shortest round-trip digits, then Java's layout: d.dddE[-]x.
-  const [mantissa, exponent] = value.toExponential().split("e");
+  const exponential = value.toExponential();
+  const e = exponential.indexOf("e");
+  const mantissa = exponential.slice(0, e);
+  const exponent = exponential.slice(e + 1);
   const digits = mantissa.includes(".") ? mantissa : mantissa + ".0";
   return digits + "E" +
     (exponent.startsWith("+") ? exponent.slice(1) : exponent);

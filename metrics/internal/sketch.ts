@@ -56,7 +56,7 @@ export class Store {
     const counts = this.counts;
     const j = index - this.offset;
     if (counts !== null && j >= 0 && j < counts.length) {
-      counts[j]++;
+      counts[j]!++;
       return;
     }
     this.#addSlow(index);
@@ -85,7 +85,8 @@ export class Store {
       this.counts = counts = grown;
       this.offset = newOffset;
     }
-    counts[index - this.offset]++;
+    // In range: the store now spans `index`.
+    counts[index - this.offset]!++;
   }
 
   /** Makes room for `index` by folding the lowest buckets together. */
@@ -94,12 +95,12 @@ export class Store {
     const high = Math.max(index, this.offset + old.length - 1);
     const newOffset = high - MAX_BUCKETS + 1;
     const counts = new Uint32Array(MAX_BUCKETS);
-    for (let j = 0; j < old.length; j++) {
-      if (old[j] !== 0) {
-        counts[Math.max(0, this.offset + j - newOffset)] += old[j];
-      }
+    // Every index up to `high` lands in `0 .. MAX_BUCKETS - 1`; lower ones
+    // fold into bucket 0.
+    for (const [j, c] of old.entries()) {
+      if (c !== 0) counts[Math.max(0, this.offset + j - newOffset)]! += c;
     }
-    counts[Math.max(0, index - newOffset)]++;
+    counts[Math.max(0, index - newOffset)]!++;
     this.counts = counts;
     this.offset = newOffset;
   }

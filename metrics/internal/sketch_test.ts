@@ -51,6 +51,7 @@ Deno.test("quantiles are within 1 % of the exact nearest-rank value", () => {
   const state = d.state();
   for (const q of QUANTILES) {
     const exact = sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1];
+    assert.ok(exact !== undefined);
     const got = quantileOf(state.sketch, q, {
       n: state.windowCount,
       min: state.min,

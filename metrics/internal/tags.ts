@@ -44,7 +44,7 @@ export function tagValuesKey(
   tags: readonly (readonly [string, string])[],
 ): string {
   let key = "";
-  for (let i = 0; i < tags.length; i++) key += tags[i][1] + "\u0001";
+  for (const tag of tags) key += tag[1] + "\u0001";
   return key;
 }
 

@@ -7,6 +7,7 @@
  * @module
  */
 import { HpackDecoder } from "../../httpd/internal/hpack/decoder.ts";
+import { concat } from "./bytes.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -234,19 +235,6 @@ export function requestFields(
     [":path", path],
     ...extra,
   ];
-}
-
-/** Concatenates byte arrays. */
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const part of parts) n += part.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /** A decoded response. */

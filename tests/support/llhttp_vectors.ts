@@ -1,6 +1,6 @@
 /**
- * Reads the llhttp markdown corpus in `shared/vectors/http1` (see its
- * FORMAT.md) into test cases: input bytes and the expected messages or error.
+ * Reads the llhttp markdown corpus in `tests/testdata/llhttp` (see its
+ * README.md) into test cases: input bytes and the expected messages or error.
  *
  * @module
  */
@@ -29,14 +29,14 @@ export interface VectorCase {
   messages: ExpectedMessage[];
 }
 
-/** Where the corpus lives, relative to the repository root. */
+/** The vendored request corpus, `tests/testdata/llhttp/request/`. */
 export const VECTOR_DIR = new URL(
-  "../../../shared/vectors/http1/llhttp/test/request/",
+  "../testdata/llhttp/request/",
   import.meta.url,
 );
 
 /**
- * Turns the text of an ```http block into bytes, exactly as FORMAT.md says.
+ * Turns the text of an ```http block into bytes, exactly as the README says.
  *
  * @param block The block's text, without the fences.
  * @returns The bytes.

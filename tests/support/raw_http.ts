@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concat } from "./bytes.ts";
 
 /** One parsed response. */
 export interface RawResponse {
@@ -61,15 +62,7 @@ export async function readAll(
       conn.close();
     } catch { /* closed */ }
   }
-  let total = 0;
-  for (const c of chunks) total += c.length;
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return { text: decoder.decode(all), closed };
+  return { text: decoder.decode(concat(...chunks)), closed };
 }
 
 /**

@@ -8,12 +8,12 @@ import {
   type AccessLogOptions,
   type AccessLogSink,
   formatAccessLogLine,
+  stdoutAccessLogSink,
 } from "../../access_log.ts";
 import { HttpError } from "../../errors.ts";
 import type { Handler } from "../../handler.ts";
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
-import { stdoutSink } from "./stdout_sink.ts";
 
 /**
  * Creates the access-log filter function.
@@ -26,7 +26,7 @@ export function accessLogFilter(
   sink?: AccessLogSink,
   options?: AccessLogOptions,
 ): (next: Handler) => Handler {
-  const write: AccessLogSink = sink ?? ((line) => stdoutSink().push(line));
+  const write: AccessLogSink = sink ?? stdoutAccessLogSink();
   const now = options?.now ?? (() => performance.now());
   const wallClock = options?.wallClock ?? Date.now;
   return (next) => async (req: Request): Promise<Response> => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { concat } from "../../../tests/support/bytes.ts";
 import { HpackDecoder } from "../hpack/decoder.ts";
 import { HpackEncoder } from "../hpack/encoder.ts";
 import {
@@ -52,10 +53,7 @@ class Harness implements H2ConnectionEvents {
     w.settings(settings);
     w.settingsAck();
     const first = w.take()!;
-    const bytes = new Uint8Array(CLIENT_PREFACE.length + first.length);
-    bytes.set(CLIENT_PREFACE);
-    bytes.set(first, CLIENT_PREFACE.length);
-    this.conn.receive(bytes, this.now);
+    this.conn.receive(concat(CLIENT_PREFACE, first), this.now);
     this.out();
   }
 
