@@ -62,18 +62,16 @@ export interface StaticFileOptions {
    * Where files are served from, searched in order; at least one.
    *
    * - A string is a directory on disk, relative to the working directory.
-   * - A `file:` URL is a directory too.
-   * - An `http:` or `https:` URL is the base of files that ship with a
-   *   module, the way a Java application serves from its classpath: give a
-   *   URL relative to the module, such as
-   *   `new URL("./public/", import.meta.url)`. From source and inside a
-   *   `deno compile` binary (built with `--include`) it is a `file:` URL
-   *   and is served like a directory; when the package runs from JSR it is
-   *   an `https:` URL, and each file is fetched once and served from memory
-   *   (a `static-index.json` next to the files, if published, lists them
-   *   and their sidecars, sparing requests for missing ones). A trailing
-   *   slash is added.
+   * - A `file:` URL is a directory.
+   * - An `http:` or `https:` URL is a base whose files are fetched once each
+   *   and served from memory (a `static-index.json` beside them, if
+   *   published, lists them and their sidecars, sparing requests for
+   *   missing ones). A trailing slash is added.
    *
+   * For files that ship with a module, give a URL relative to the module,
+   * such as `new URL("./public/", import.meta.url)`: it is a `file:` URL
+   * from source and inside a `deno compile` binary (built with
+   * `--include`), and an `https:` URL when the package runs from JSR.
    * A URL held as a string is a path: wrap it in `new URL(...)`.
    */
   roots: readonly (string | URL)[];
