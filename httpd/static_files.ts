@@ -71,8 +71,8 @@ export interface StaticFileOptions {
    * For files that ship with a module, give a URL relative to the module,
    * such as `new URL("./public/", import.meta.url)`: it is a `file:` URL
    * from source and inside a `deno compile` binary (built with
-   * `--include`), and an `https:` URL when the package runs from JSR.
-   * A URL held as a string is a path: wrap it in `new URL(...)`.
+   * `--include`), and an `https:` URL when the package runs from JSR. A
+   * URL held as a string is a path: wrap it in `new URL(...)`.
    */
   roots: readonly (string | URL)[];
   /**
