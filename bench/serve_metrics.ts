@@ -22,7 +22,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { type Handler, Request, StaticFileHandler } from "@org/httpd";
+import { type Handler, Request, staticFiles } from "@org/httpd";
 import { MetricRegistries } from "@org/metrics";
 import {
   REQUESTS_SCOPE,
@@ -165,7 +165,7 @@ async function handlerCost(
 const site = await Deno.makeTempDir({ prefix: "bench_serve_metrics_" });
 await Deno.writeTextFile(`${site}/page.html`, PAGE);
 {
-  const files = StaticFileHandler.builder().addPath(site).build();
+  const files = staticFiles({ roots: [site] });
   const registries = new MetricRegistries({ clock: requestTimerClock });
   const cost = await handlerCost({
     files,

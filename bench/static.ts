@@ -1,5 +1,5 @@
 /**
- * Static files: `wrk` against `StaticFileHandler` on our `Server` and
+ * Static files: `wrk` against `staticFiles` on our `Server` and
  * against nginx serving the same directory, in one run.
  *
  * ```sh
@@ -15,7 +15,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Handler, Response, Server, StaticFileHandler } from "@org/httpd";
+import { type Handler, Response, Server, staticFiles } from "@org/httpd";
 
 const NGINX = "/usr/sbin/nginx";
 
@@ -44,7 +44,7 @@ const ALL_CASES: Case[] = [
 const CASES = ONLY ? ALL_CASES.filter((c) => c.path.includes(ONLY)) : ALL_CASES;
 
 async function serveOurs(dir: string, port: number): Promise<void> {
-  const files = StaticFileHandler.builder().addPath(dir).build();
+  const files = staticFiles({ roots: [dir] });
   const floor = await Deno.readTextFile(`${dir}/1k.txt`);
   const handler: Handler = (req) =>
     req.path === FLOOR_PATH ? Response.text(floor) : files(req);

@@ -4,15 +4,13 @@
  *
  * @module
  */
-import { buildStaticIndex, Request, StaticFileHandler } from "@org/httpd";
+import { buildStaticIndex, Request, staticFiles } from "@org/httpd";
 
 const dir = await Deno.makeTempDir({ prefix: "static_bench_" });
 await Deno.writeTextFile(`${dir}/1k.txt`, "x".repeat(1024));
 await Deno.writeTextFile(`${dir}/app.js`, "console.log(1);\n".repeat(200));
 await buildStaticIndex(dir, { compress: ["gzip", "br"] });
-const handler = StaticFileHandler.builder().addPath(dir).preferPrecompressed(
-  true,
-).build();
+const handler = staticFiles({ roots: [dir], preferPrecompressed: true });
 const first = await handler(new Request("/1k.txt"));
 const etag = first.headers.get("etag")!;
 await handler(new Request("/app.js"));

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { LogLevel } from "./log_level.ts";
+import type { LogLevel } from "./internal/log_level.ts";
 import { parseServeArgs } from "./internal/args.ts";
 import type { EnvReader } from "./internal/merge.ts";
 import { resolveServeConfig } from "./internal/resolve.ts";

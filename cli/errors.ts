@@ -93,6 +93,32 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * Where the server tried to listen, for {@linkcode ListenError.from}.
+ *
+ * @example The options of `Deno.listen` fit
+ * ```ts
+ * import { type ListenAddress, ListenError } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * using first = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+ * const address: ListenAddress = { hostname: "127.0.0.1", port: first.addr.port };
+ * let error: ListenError | undefined;
+ * try {
+ *   Deno.listen(address).close();
+ * } catch (cause) {
+ *   error = ListenError.from(cause, address);
+ * }
+ * assert.equal(error?.code, "addr-in-use");
+ * ```
+ */
+export interface ListenAddress {
+  /** The address to bind, IPv4 or IPv6, such as `0.0.0.0` or `::1`. */
+  hostname: string;
+  /** The TCP port. */
+  port: number;
+}
+
 /** Why the server could not listen. */
 export type ListenErrorCode =
   | "addr-in-use"
@@ -111,7 +137,10 @@ export type ListenErrorCode =
  * import { ListenError } from "@org/httpd-cli";
  * import assert from "node:assert/strict";
  *
- * const error = ListenError.from(new Deno.errors.AddrInUse("in use"), "127.0.0.1", 8080);
+ * const error = ListenError.from(new Deno.errors.AddrInUse("in use"), {
+ *   hostname: "127.0.0.1",
+ *   port: 8080,
+ * });
  * assert.equal(error.code, "addr-in-use");
  * assert.equal(error.line, "httpd-cli: Cannot listen on 127.0.0.1:8080: address already in use");
  * ```
@@ -139,12 +168,55 @@ export class ListenError extends Error {
    * Describes a failed `Deno.listen` for an address.
    *
    * @param error What `Deno.listen` threw.
+   * @param address The address and port it was asked to listen on (the
+   * options given to `Deno.listen` fit).
+   * @returns The listen error.
+   *
+   * @example An IPv6 address
+   * ```ts
+   * import { ListenError } from "@org/httpd-cli";
+   * import assert from "node:assert/strict";
+   *
+   * const error = ListenError.from(new Deno.errors.PermissionDenied("no"), {
+   *   hostname: "::1",
+   *   port: 80,
+   * });
+   * assert.equal(error.code, "permission-denied");
+   * assert.equal(error.message, "Cannot listen on [::1]:80: permission denied");
+   * ```
+   */
+  static from(error: unknown, address: ListenAddress): ListenError;
+  /**
+   * Describes a failed `Deno.listen` for an address.
+   *
+   * @deprecated Use `ListenError.from(error, { hostname, port })`.
+   *
+   * @param error What `Deno.listen` threw.
    * @param bind The address.
    * @param port The port.
    * @returns The listen error.
+   *
+   * @example The positional form
+   * ```ts
+   * import { ListenError } from "@org/httpd-cli";
+   * import assert from "node:assert/strict";
+   *
+   * const error = ListenError.from(new Deno.errors.AddrInUse("in use"), "127.0.0.1", 8080);
+   * assert.equal(error.code, "addr-in-use");
+   * ```
    */
-  static from(error: unknown, bind: string, port: number): ListenError {
-    const address = `${bind.includes(":") ? `[${bind}]` : bind}:${port}`;
+  static from(error: unknown, bind: string, port: number): ListenError;
+  static from(
+    error: unknown,
+    address: ListenAddress | string,
+    port?: number,
+  ): ListenError {
+    const { hostname, port: number } = typeof address === "string"
+      ? { hostname: address, port: port! }
+      : address;
+    const where = `${
+      hostname.includes(":") ? `[${hostname}]` : hostname
+    }:${number}`;
     const [code, reason]: [ListenErrorCode, string] =
       error instanceof Deno.errors.AddrInUse
         ? ["addr-in-use", "address already in use"]
@@ -153,7 +225,7 @@ export class ListenError extends Error {
         : error instanceof Deno.errors.PermissionDenied
         ? ["permission-denied", "permission denied"]
         : ["other", error instanceof Error ? error.message : String(error)];
-    return new ListenError(code, `Cannot listen on ${address}: ${reason}`, {
+    return new ListenError(code, `Cannot listen on ${where}: ${reason}`, {
       cause: error,
     });
   }

@@ -14,8 +14,8 @@ import { UsageError } from "./errors.ts";
 import type { LineWriter } from "./serve.ts";
 import { writeLine } from "./internal/write_line.ts";
 
-/** The help text of `httpd-cli index`. */
-export const INDEX_HELP: string =
+// The help text of `httpd-cli index`.
+const INDEX_HELP =
   `Usage: httpd-cli index DIR [--compress gzip,br] [--threshold BYTES]
 
 Writes DIR/static-index.json (path, size, content-hash ETag, modification

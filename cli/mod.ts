@@ -42,11 +42,30 @@
  */
 import { main } from "./main.ts";
 
-export * from "./config.ts";
-export * from "./errors.ts";
-export * from "./index_cmd.ts";
-export * from "./log_level.ts";
-export * from "./main.ts";
-export * from "./serve.ts";
+export {
+  DEFAULT_BIND,
+  DEFAULT_GZIP,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_PORT,
+  type EnvReader,
+  type LoadOptions,
+  loadServeConfig,
+  type ServeConfig,
+  type TlsFiles,
+} from "./config.ts";
+export {
+  type ListenAddress,
+  ListenError,
+  type ListenErrorCode,
+  type SourcePosition,
+  UsageError,
+  type UsageErrorCode,
+  type UsageErrorOptions,
+  YamlSyntaxError,
+} from "./errors.ts";
+export { runIndex, type RunIndexOptions } from "./index_cmd.ts";
+export type { LogLevel } from "./internal/log_level.ts";
+export { main } from "./main.ts";
+export { type LineWriter, runServe, type ServeOptions } from "./serve.ts";
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

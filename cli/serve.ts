@@ -6,7 +6,7 @@
 import { BuildInfo } from "@org/httpd";
 import type { ServeConfig } from "./config.ts";
 import { ListenError, UsageError, YamlSyntaxError } from "./errors.ts";
-import { logs } from "./log_level.ts";
+import { logs } from "./internal/log_level.ts";
 import { parseServeArgs } from "./internal/args.ts";
 import { SERVE_HELP } from "./internal/help.ts";
 import { listeningUrls } from "./internal/listen_urls.ts";

@@ -15,6 +15,57 @@ import { DEFAULT_GZIP_THRESHOLD, gzipFilter } from "./internal/filters/gzip.ts";
 export type FilterFunction = (next: Handler) => Handler;
 
 /**
+ * Options of {@linkcode Filter.addHeaderIf}.
+ *
+ * @example Add a header on weekends
+ * ```ts
+ * import { type AddHeaderIfOptions, Filter } from "@org/httpd";
+ *
+ * const options: AddHeaderIfOptions = {
+ *   when: () => [0, 6].includes(new Date().getDay()),
+ *   header: "X-Support",
+ *   value: "limited",
+ * };
+ * const filter = Filter.addHeaderIf(options);
+ * ```
+ */
+export interface AddHeaderIfOptions {
+  /** Asked once per response: the header is added while it returns `true`. */
+  when: () => boolean;
+  /** The field name, such as `Retry-After`. */
+  header: string;
+  /** The field value. */
+  value: string;
+}
+
+/**
+ * Options of {@linkcode Filter.addHeaderIfEnv}.
+ *
+ * @example Keep staging out of search engines
+ * ```ts
+ * import { type AddHeaderIfEnvOptions, Filter } from "@org/httpd";
+ *
+ * const options: AddHeaderIfEnvOptions = {
+ *   variable: "STAGING",
+ *   equals: "true",
+ *   header: "X-Robots-Tag",
+ *   value: "noindex",
+ * };
+ * const filter = Filter.addHeaderIfEnv(options);
+ * ```
+ */
+export interface AddHeaderIfEnvOptions {
+  /** The environment variable, such as `STAGING`. */
+  variable: string;
+  /** The value of the variable that turns the header on, such as `true`. */
+  equals: string;
+  /** The field name, such as `X-Robots-Tag`. */
+  header: string;
+  /** The field value. */
+  value: string;
+}
+
+/**
  * Wraps a handler. `a.andThen(b).apply(h)` is `a.apply(b.apply(h))`: a
  * request passes `a`, then `b`, then reaches `h`; the response comes back
  * the other way. Build one from a function with {@linkcode Filter.of}, or
@@ -124,18 +175,17 @@ export class Filter {
    * ```
    */
   static addHeader(name: string, value: string): Filter {
-    return Filter.addHeaderIf(always, name, value);
+    return Filter.addHeaderIf({ when: always, header: name, value });
   }
 
   /**
-   * Adds a header, when the condition holds at response time, to every
+   * Adds a header, when a condition holds at response time, to every
    * response that does not already carry it.
    *
-   * @param condition Asked once per response.
-   * @param name The field name.
-   * @param value The field value.
+   * @param options The condition, the field name and the value.
    * @returns The filter.
-   * @throws {TypeError} When the name or value is not a valid field.
+   * @throws {TypeError} When the name or value is not a valid field, or
+   * `when` is not a function.
    *
    * @example Add a header while a flag is on
    * ```ts
@@ -143,10 +193,36 @@ export class Filter {
    * import assert from "node:assert/strict";
    *
    * let maintenance = false;
-   * const handler = Filter.addHeaderIf(() => maintenance, "Retry-After", "60")
-   *   .apply(() => Response.text("ok"));
+   * const handler = Filter.addHeaderIf({
+   *   when: () => maintenance,
+   *   header: "Retry-After",
+   *   value: "60",
+   * }).apply(() => Response.text("ok"));
    * assert.equal((await handler(new Request("/"))).headers.has("retry-after"), false);
    * maintenance = true;
+   * assert.equal((await handler(new Request("/"))).headers.get("retry-after"), "60");
+   * ```
+   */
+  static addHeaderIf(options: AddHeaderIfOptions): Filter;
+  /**
+   * Adds a header, when the condition holds at response time, to every
+   * response that does not already carry it.
+   *
+   * @deprecated Use `Filter.addHeaderIf({ when, header, value })`.
+   *
+   * @param condition Asked once per response.
+   * @param name The field name.
+   * @param value The field value.
+   * @returns The filter.
+   * @throws {TypeError} When the name or value is not a valid field.
+   *
+   * @example The positional form
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const handler = Filter.addHeaderIf(() => true, "Retry-After", "60")
+   *   .apply(() => Response.text("ok"));
    * assert.equal((await handler(new Request("/"))).headers.get("retry-after"), "60");
    * ```
    */
@@ -154,11 +230,24 @@ export class Filter {
     condition: () => boolean,
     name: string,
     value: string,
+  ): Filter;
+  static addHeaderIf(
+    options: AddHeaderIfOptions | (() => boolean),
+    name?: string,
+    value?: string,
   ): Filter {
+    const { when, header, value: fieldValue } = typeof options === "function"
+      ? { when: options, header: name!, value: value! }
+      : options;
+    if (typeof when !== "function") {
+      throw new TypeError(
+        `Cannot add header "${header}": the condition is not a function`,
+      );
+    }
     // Validate once, at creation, rather than on the first response.
-    const key = checkField(name, value);
+    const key = checkField(header, fieldValue);
     const add = (res: Response): Response => {
-      if (condition() && !res.headers.has(key)) res.headers.set(key, value);
+      if (when() && !res.headers.has(key)) res.headers.set(key, fieldValue);
       return res;
     };
     // A synchronous answer stays synchronous: no promise per request.
@@ -173,6 +262,34 @@ export class Filter {
    * is read once, here. Without permission to read it, it counts as unset
    * (and the filter passes responses through).
    *
+   * @param options The variable, the value that turns the header on, the
+   * field name and its value.
+   * @returns The filter.
+   * @throws {TypeError} When the name or value is not a valid field.
+   *
+   * @example Mark staging responses
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const filter = Filter.addHeaderIfEnv({
+   *   variable: "HTTPD_EXAMPLE_UNSET",
+   *   equals: "true",
+   *   header: "X-Robots-Tag",
+   *   value: "noindex",
+   * });
+   * const res = await filter.apply(() => Response.text("ok"))(new Request("/"));
+   * assert.equal(res.headers.has("x-robots-tag"), false);
+   * ```
+   */
+  static addHeaderIfEnv(options: AddHeaderIfEnvOptions): Filter;
+  /**
+   * Adds a header when an environment variable equals a value; the variable
+   * is read once, here.
+   *
+   * @deprecated Use
+   * `Filter.addHeaderIfEnv({ variable, equals, header, value })`.
+   *
    * @param variable The environment variable, such as `STAGING`.
    * @param expected The value that turns the header on, such as `true`.
    * @param name The field name.
@@ -180,7 +297,7 @@ export class Filter {
    * @returns The filter.
    * @throws {TypeError} When the name or value is not a valid field.
    *
-   * @example Mark staging responses
+   * @example The positional form
    * ```ts
    * import { Filter, Request, Response } from "@org/httpd";
    * import assert from "node:assert/strict";
@@ -195,10 +312,24 @@ export class Filter {
     expected: string,
     name: string,
     value: string,
+  ): Filter;
+  static addHeaderIfEnv(
+    options: AddHeaderIfEnvOptions | string,
+    expected?: string,
+    name?: string,
+    value?: string,
   ): Filter {
-    checkField(name, value);
-    const on = readEnv(variable) === expected;
-    return on ? Filter.addHeader(name, value) : new Filter();
+    const o: AddHeaderIfEnvOptions = typeof options === "string"
+      ? { variable: options, equals: expected!, header: name!, value: value! }
+      : options;
+    checkField(o.header, o.value);
+    if (typeof o.variable !== "string" || typeof o.equals !== "string") {
+      throw new TypeError(
+        `Cannot add header "${o.header}": the variable and the value it equals must be strings`,
+      );
+    }
+    const on = readEnv(o.variable) === o.equals;
+    return on ? Filter.addHeader(o.header, o.value) : new Filter();
   }
 
   /**
@@ -315,8 +446,13 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FORBIDDEN_VALUE = /[\r\n\0]/;
 
 function checkField(name: string, value: string): string {
-  if (!TOKEN.test(name)) {
+  if (typeof name !== "string" || !TOKEN.test(name)) {
     throw new TypeError(`Cannot add header "${name}": the name is not a token`);
+  }
+  if (typeof value !== "string") {
+    throw new TypeError(
+      `Cannot add header "${name}": the value is not a string`,
+    );
   }
   if (FORBIDDEN_VALUE.test(value)) {
     throw new TypeError(

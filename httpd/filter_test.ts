@@ -60,15 +60,44 @@ Deno.test("addHeader() sets the header only when the handler did not", async () 
 Deno.test("addHeader() rejects invalid fields at creation", () => {
   assert.throws(() => Filter.addHeader("bad name", "v"), TypeError);
   assert.throws(() => Filter.addHeader("x-ok", "a\r\nb"), TypeError);
-  assert.throws(() => Filter.addHeaderIfEnv("X", "1", "x", "bad\n"), TypeError);
+  assert.throws(
+    () =>
+      Filter.addHeaderIfEnv({
+        variable: "X",
+        equals: "1",
+        header: "x",
+        value: "bad\n",
+      }),
+    TypeError,
+  );
+  assert.throws(
+    () => Filter.addHeaderIf({ when: () => true, header: "", value: "v" }),
+    TypeError,
+  );
+});
+
+Deno.test("the options forms refuse missing or mistyped fields", () => {
+  const bad = [
+    () => Filter.addHeaderIf({ header: "x", value: "v" } as never),
+    () => Filter.addHeaderIf({ when: () => true, value: "v" } as never),
+    () => Filter.addHeaderIf({ when: () => true, header: "x" } as never),
+    () => Filter.addHeaderIfEnv({ header: "x", value: "v" } as never),
+    () =>
+      Filter.addHeaderIfEnv(
+        { variable: "X", equals: 1, header: "x", value: "v" } as never,
+      ),
+  ];
+  for (const make of bad) assert.throws(make, TypeError, String(make));
 });
 
 Deno.test("addHeaderIf() asks the condition for each response", async () => {
   let calls = 0;
   let on = false;
-  const handler = Filter.addHeaderIf(() => (calls++, on), "x-flag", "on").apply(
-    ok,
-  );
+  const handler = Filter.addHeaderIf({
+    when: () => (calls++, on),
+    header: "x-flag",
+    value: "on",
+  }).apply(ok);
   assert.equal((await handler(new Request("/"))).headers.has("x-flag"), false);
   on = true;
   assert.equal((await handler(new Request("/"))).headers.get("x-flag"), "on");
@@ -79,8 +108,9 @@ Deno.test("addHeaderIfEnv() reads the variable once, at creation", async () => {
   const name = "HTTPD_FILTER_TEST_STAGING";
   Deno.env.set(name, "true");
   try {
-    const on = Filter.addHeaderIfEnv(name, "true", "x-env", "staging");
-    const off = Filter.addHeaderIfEnv(name, "yes", "x-env", "staging");
+    const field = { variable: name, header: "x-env", value: "staging" };
+    const on = Filter.addHeaderIfEnv({ ...field, equals: "true" });
+    const off = Filter.addHeaderIfEnv({ ...field, equals: "yes" });
     Deno.env.set(name, "false");
     assert.equal(
       (await on.apply(ok)(new Request("/"))).headers.get("x-env"),
@@ -93,7 +123,12 @@ Deno.test("addHeaderIfEnv() reads the variable once, at creation", async () => {
   } finally {
     Deno.env.delete(name);
   }
-  const unset = Filter.addHeaderIfEnv(name, "true", "x-env", "staging");
+  const unset = Filter.addHeaderIfEnv({
+    variable: name,
+    equals: "true",
+    header: "x-env",
+    value: "staging",
+  });
   assert.equal(
     (await unset.apply(ok)(new Request("/"))).headers.has("x-env"),
     false,
@@ -104,12 +139,40 @@ Deno.test({
   name: "addHeaderIfEnv() treats a variable it may not read as unset",
   permissions: { env: false },
   fn: async () => {
-    const filter = Filter.addHeaderIfEnv("HOME", "/root", "x-env", "1");
+    const filter = Filter.addHeaderIfEnv({
+      variable: "HOME",
+      equals: "/root",
+      header: "x-env",
+      value: "1",
+    });
     assert.equal(
       (await filter.apply(ok)(new Request("/"))).headers.has("x-env"),
       false,
     );
   },
+});
+
+Deno.test("the deprecated positional forms still work", async () => {
+  const name = "HTTPD_FILTER_TEST_POSITIONAL";
+  Deno.env.set(name, "1");
+  try {
+    let on = false;
+    const handler = Filter.addHeaderIf(() => on, "x-if", "yes")
+      .andThen(Filter.addHeaderIfEnv(name, "1", "x-env", "staging"))
+      .apply(ok);
+    const before = await handler(new Request("/"));
+    assert.equal(before.headers.has("x-if"), false);
+    assert.equal(before.headers.get("x-env"), "staging");
+    on = true;
+    assert.equal((await handler(new Request("/"))).headers.get("x-if"), "yes");
+    assert.throws(() => Filter.addHeaderIf(() => on, "x", "a\nb"), TypeError);
+    assert.throws(
+      () => Filter.addHeaderIfEnv(name, "1", "bad name", "v"),
+      TypeError,
+    );
+  } finally {
+    Deno.env.delete(name);
+  }
 });
 
 Deno.test("gzip() rejects a negative or fractional threshold", () => {

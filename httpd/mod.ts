@@ -9,11 +9,11 @@
  * import { Response, Server } from "@org/httpd";
  * import assert from "node:assert/strict";
  *
- * const server = Server.builder()
- *   .port(0)
- *   .bindAddress("127.0.0.1")
- *   .handler(() => Response.text("Hello, World!"))
- *   .build();
+ * const server = new Server({
+ *   port: 0,
+ *   bindAddress: "127.0.0.1",
+ *   handler: () => Response.text("Hello, World!"),
+ * });
  * await server.start();
  * const res = await fetch(`http://127.0.0.1:${server.port}/`);
  * assert.equal(await res.text(), "Hello, World!");
@@ -22,8 +22,15 @@
  *
  * @module
  */
-export * from "./accept_encoding.ts";
-export * from "./access_log.ts";
+export { AcceptEncoding, type AcceptEncodingEntry } from "./accept_encoding.ts";
+export {
+  type AccessLogEntry,
+  type AccessLogOptions,
+  type AccessLogSink,
+  droppedAccessLogLines,
+  formatAccessLogLine,
+  stdoutAccessLogSink,
+} from "./access_log.ts";
 export {
   Body,
   type BodyKind,
@@ -31,24 +38,63 @@ export {
   FILE_CHUNK_SIZE,
   type FileBodyOptions,
 } from "./body.ts";
-export * from "./build_info.ts";
-export * from "./errors.ts";
-export * from "./fetch_handler.ts";
-export * from "./filter.ts";
-export * from "./handler.ts";
+export { BuildInfo, type BuildInfoFields } from "./build_info.ts";
+export { HttpError, type HttpErrorOptions } from "./errors.ts";
+export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
+export {
+  type AddHeaderIfEnvOptions,
+  type AddHeaderIfOptions,
+  composeFilters,
+  Filter,
+  type FilterFunction,
+} from "./filter.ts";
+export type { Handler } from "./handler.ts";
 export { type HeadersInit, HttpHeaders } from "./headers.ts";
-export * from "./limits.ts";
-export * from "./mime_types.ts";
+export { DEFAULT_LIMITS, type ServerLimits } from "./limits.ts";
+export { DEFAULT_MIME_TYPE, MimeTypes } from "./mime_types.ts";
 export {
   type BodyReader,
   DEFAULT_BODY_LIMIT,
   Request,
   type RequestInit,
 } from "./request.ts";
-export * from "./request_context.ts";
-export * from "./response.ts";
-export * from "./router.ts";
-export * from "./server.ts";
-export * from "./static_files.ts";
-export * from "./static_index.ts";
-export * from "./status.ts";
+export { RequestContext } from "./request_context.ts";
+export {
+  Response,
+  type ResponseBodyInit,
+  type ResponseInit,
+} from "./response.ts";
+export { RouteGroup, Router } from "./router.ts";
+export {
+  Server,
+  ServerBuilder,
+  type ServerOptions,
+  type TlsOptions,
+} from "./server.ts";
+export {
+  DEFAULT_INDEX_FILES,
+  DEFAULT_MAX_CACHED_FILE_SIZE,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_STAT_TTL_MS,
+  StaticFileHandler,
+  StaticFileHandlerBuilder,
+  type StaticFileOptions,
+  staticFiles,
+} from "./static_files.ts";
+export {
+  buildStaticIndex,
+  type BuildStaticIndexOptions,
+  type BuildStaticIndexResult,
+  DEFAULT_COMPRESS_THRESHOLD,
+  INDEX_FILE_NAME,
+  type SidecarCoding,
+  type StaticIndex,
+  type StaticIndexEntry,
+  type StaticIndexSidecar,
+} from "./static_index.ts";
+export {
+  isBodylessStatus,
+  StatusCode,
+  type StatusCodeValue,
+  statusText,
+} from "./status.ts";

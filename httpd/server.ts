@@ -91,8 +91,20 @@ export class Server implements AsyncDisposable {
    * Creates a server; nothing listens until {@linkcode Server.start}.
    *
    * @param options The handler, address, TLS and limits.
+   * @throws {TypeError} When there is no handler.
+   * @throws {RangeError} On a port outside 0 to 65535 or a negative limit.
    */
   constructor(options: ServerOptions) {
+    if (typeof options?.handler !== "function") {
+      throw new TypeError("Cannot create a server: no handler set");
+    }
+    const port = options.port;
+    if (
+      port !== undefined &&
+      (!Number.isInteger(port) || port < 0 || port > 65535)
+    ) {
+      throw new RangeError(`Cannot use port ${port}: expected 0 to 65535`);
+    }
     this.#options = options;
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
@@ -325,7 +337,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Configures a {@linkcode Server} step by step: the fluent form of
- * {@linkcode ServerOptions}.
+ * {@linkcode ServerOptions}. Each setter sets the field of the same name;
+ * {@linkcode ServerBuilder.build} passes them to `new Server(options)`,
+ * which checks them.
  *
  * @example Configure and build
  * ```ts
@@ -336,6 +350,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  *   .port(0)
  *   .bindAddress("127.0.0.1")
  *   .limits({ maxBodyBytes: 4096 })
+ *   .http2(false)
  *   .handler(() => Response.text("ok"))
  *   .build();
  * assert.equal(server.secure, false);
@@ -345,21 +360,18 @@ export class ServerBuilder {
   #options: Partial<ServerOptions> = {};
 
   /**
-   * Sets the TCP port (0 picks a free one).
+   * Sets {@linkcode ServerOptions.port} (0 picks a free one).
    *
    * @param port The port.
    * @returns This builder.
    */
   port(port: number): this {
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new RangeError(`Cannot use port ${port}: expected 0 to 65535`);
-    }
     this.#options.port = port;
     return this;
   }
 
   /**
-   * Sets the address to bind, IPv4 or IPv6.
+   * Sets {@linkcode ServerOptions.bindAddress}, IPv4 or IPv6.
    *
    * @param address Such as `0.0.0.0`, `127.0.0.1` or `::1`.
    * @returns This builder.
@@ -370,7 +382,8 @@ export class ServerBuilder {
   }
 
   /**
-   * Serves HTTPS with a PEM certificate chain and key.
+   * Sets {@linkcode ServerOptions.tls}: serves HTTPS with a PEM certificate
+   * chain and key.
    *
    * @param tls The certificate and key.
    * @returns This builder.
@@ -381,7 +394,7 @@ export class ServerBuilder {
   }
 
   /**
-   * Sets the ALPN protocols offered over TLS.
+   * Sets {@linkcode ServerOptions.alpnProtocols}, offered over TLS.
    *
    * @param protocols Preferred first, such as `"h2", "http/1.1"`.
    * @returns This builder.
@@ -392,7 +405,7 @@ export class ServerBuilder {
   }
 
   /**
-   * Sets the handler.
+   * Sets {@linkcode ServerOptions.handler}.
    *
    * @param handler The handler.
    * @returns This builder.
@@ -403,7 +416,8 @@ export class ServerBuilder {
   }
 
   /**
-   * Changes limits and timeouts.
+   * Changes {@linkcode ServerOptions.limits}; calls add up, the last value
+   * of a limit wins.
    *
    * @param limits The limits to change.
    * @returns This builder.
@@ -414,25 +428,73 @@ export class ServerBuilder {
   }
 
   /**
-   * Sets any other option.
+   * Sets {@linkcode ServerOptions.http2}: whether HTTP/2 is accepted.
+   * Default `true`.
    *
-   * @param options Options to merge.
+   * @param enabled `false` serves HTTP/1.1 only.
    * @returns This builder.
    */
-  options(options: Partial<ServerOptions>): this {
-    Object.assign(this.#options, options);
+  http2(enabled: boolean): this {
+    this.#options.http2 = enabled;
     return this;
   }
 
   /**
-   * Builds the server.
+   * Sets {@linkcode ServerOptions.requestContext}: whether handlers run
+   * inside a `RequestContext`. Default `false`.
+   *
+   * @param enabled `true` makes `RequestContext.current()` work.
+   * @returns This builder.
+   */
+  requestContext(enabled: boolean): this {
+    this.#options.requestContext = enabled;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.reusePort}: whether several processes may
+   * bind the same port (Linux `SO_REUSEPORT`). Default `false`.
+   *
+   * @param enabled `true` to share the port.
+   * @returns This builder.
+   */
+  reusePort(enabled: boolean): this {
+    this.#options.reusePort = enabled;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.buildInfo}, the facts behind the `Server`
+   * and `X-Service-Build` headers. Default `BuildInfo.current()`.
+   *
+   * @param info The build facts.
+   * @returns This builder.
+   */
+  buildInfo(info: BuildInfo): this {
+    this.#options.buildInfo = info;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.onError}, which reports handler failures.
+   * Default: one line on standard error.
+   *
+   * @param fn Receives the error and the request.
+   * @returns This builder.
+   */
+  onError(fn: (error: unknown, req: Request) => void): this {
+    this.#options.onError = fn;
+    return this;
+  }
+
+  /**
+   * Builds the server: `new Server(options)` with the options set so far.
    *
    * @returns The server, not yet started.
    * @throws {TypeError} When no handler was set.
+   * @throws {RangeError} On a port outside 0 to 65535 or a negative limit.
    */
   build(): Server {
-    const handler = this.#options.handler;
-    if (!handler) throw new TypeError("Cannot build a server: no handler set");
-    return new Server({ ...this.#options, handler });
+    return new Server({ ...this.#options } as ServerOptions);
   }
 }

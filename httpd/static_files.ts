@@ -1,66 +1,140 @@
 /**
  * The static file handler: files from directories and from module-shipped
  * assets, with validators, conditional requests, ranges, precompressed
- * sidecars, index files and safe fallbacks.
+ * sidecars, index files and safe fallbacks. Configure it with an options
+ * object, {@linkcode staticFiles}, or step by step with
+ * {@linkcode StaticFileHandler.builder}; both give the same handler.
  *
  * @module
  */
-import { resolve as resolvePathOnDisk } from "node:path";
-import { fileURLToPath as fromFileUrl } from "node:url";
-import { AcceptEncoding } from "./accept_encoding.ts";
-import { Body } from "./body.ts";
 import type { Handler } from "./handler.ts";
-import { HttpHeaders } from "./headers.ts";
-import type { Request } from "./request.ts";
-import { Response } from "./response.ts";
-import { acceptsHtml } from "./internal/static/accept_html.ts";
-import type { Asset, AssetSettings, Variant } from "./internal/static/asset.ts";
+import { createStaticHandler } from "./internal/static/handler.ts";
 import {
-  evaluatePreconditions,
-  ifRangeMatches,
-  Precondition,
-} from "./internal/static/conditional.ts";
-import {
-  IMMUTABLE_CACHE_CONTROL,
-  isFingerprinted,
-} from "./internal/static/fingerprint.ts";
-import { FsRoot } from "./internal/static/fs_root.ts";
-import { INDEX_FILE_NAME } from "./internal/static/index_format.ts";
-import { makeBoundary, multipartBody } from "./internal/static/multipart.ts";
-import { BAD_PATH, hasExtension, resolvePath } from "./internal/static/path.ts";
-import { parseRange } from "./internal/static/range.ts";
-import {
-  DIRECTORY,
-  type LookupResult,
-  type MemoryBudget,
-  type Root,
-} from "./internal/static/root.ts";
-import { encodePath, UrlRoot } from "./internal/static/url_root.ts";
+  checkBoolean,
+  checkCacheControl,
+  checkEmbedded,
+  checkFallback,
+  checkFetch,
+  checkIndexFiles,
+  checkNonNegative,
+  checkRoot,
+  resolveStaticFileOptions,
+  type RootSpec,
+} from "./internal/static/options.ts";
 
-/** Default index file names tried for a directory path. */
-export const DEFAULT_INDEX_FILES: readonly string[] = ["index.html"];
-/** Default largest file held in memory: small hot files (HTML, CSS, JS,
- * icons) fit; media and archives are streamed from disk. */
-export const DEFAULT_MAX_CACHED_FILE_SIZE = 256 * 1024;
-/** Default cap on the bytes all cached files may hold together. */
-export const DEFAULT_MEMORY_LIMIT = 64 * 1024 * 1024;
-/** Default time a `stat` result is trusted, in milliseconds: a changed file
- * is noticed within a second, and a hot file costs no system call (nginx's
- * `open_file_cache_valid` is 60 s). */
-export const DEFAULT_STAT_TTL_MS = 1000;
-
-const ALLOW = "GET, HEAD";
-const NO_CACHE = "no-cache";
-const EMPTY_NAMES: readonly string[] = [];
-// A source with nothing in it, shared by every HEAD response.
-const NO_CONTENT: AsyncIterable<Uint8Array> = {
-  [Symbol.asyncIterator]: () => ({
-    next: () => Promise.resolve({ done: true, value: undefined }),
-  }),
-};
+export {
+  DEFAULT_INDEX_FILES,
+  DEFAULT_MAX_CACHED_FILE_SIZE,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_STAT_TTL_MS,
+} from "./internal/static/options.ts";
 
 /**
- * Serves static files. Start with {@linkcode StaticFileHandler.builder}.
+ * Options of {@linkcode staticFiles}. Only `roots` is required; every other
+ * field has the default its documentation gives.
+ *
+ * @example A single-page application with fingerprinted assets
+ * ```ts
+ * import { Request, staticFiles, type StaticFileOptions } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/index.html`, "<!doctype html><title>app</title>");
+ * await Deno.writeTextFile(`${dir}/app.3f9a1c2e.js`, "console.log(1);");
+ * const options: StaticFileOptions = {
+ *   roots: [dir],
+ *   spaFallback: "index.html",
+ *   immutableFingerprinted: true,
+ *   cacheControl: "no-cache",
+ * };
+ * const handler = staticFiles(options);
+ *
+ * const page = await handler(new Request("/settings", { headers: { accept: "text/html" } }));
+ * assert.equal(page.status, 200);
+ * assert.equal(page.headers.get("vary"), "Accept");
+ * const script = await handler(new Request("/app.3f9a1c2e.js"));
+ * assert.equal(script.headers.get("cache-control"), "public, max-age=31536000, immutable");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export interface StaticFileOptions {
+  /**
+   * Where files are served from, searched in order; at least one.
+   *
+   * - A string is a directory on disk, relative to the working directory.
+   * - A `file:` URL is a directory.
+   * - An `http:` or `https:` URL is a base whose files are fetched once each
+   *   and served from memory (a `static-index.json` beside them, if
+   *   published, lists them and their sidecars, sparing requests for
+   *   missing ones). A trailing slash is added.
+   *
+   * For files that ship with a module, give a URL relative to the module,
+   * such as `new URL("./public/", import.meta.url)`: it is a `file:` URL
+   * from source and inside a `deno compile` binary (built with
+   * `--include`), and an `https:` URL when the package runs from JSR. A
+   * URL held as a string is a path: wrap it in `new URL(...)`.
+   */
+  roots: readonly (string | URL)[];
+  /**
+   * Hold small files in memory (up to `maxCachedFileSize` each and
+   * `memoryLimit` in total), re-checked when their stat changes. Default
+   * `true`. Files fetched from `http(s):` roots are always held.
+   */
+  cacheInMemory?: boolean;
+  /**
+   * The `Cache-Control` value of file responses, such as
+   * `public, max-age=3600`. Default: none.
+   */
+  cacheControl?: string;
+  /**
+   * Send `Cache-Control: public, max-age=31536000, immutable` for
+   * fingerprinted file names (such as `app.3f9a1c2e.js`: a segment of 8+
+   * letters and digits before the extension), whatever `cacheControl` says.
+   * Default `false`: only turn it on when every such name really is a
+   * content hash.
+   */
+  immutableFingerprinted?: boolean;
+  /** Serve `.br` and `.gz` sidecar files when the client accepts them.
+   * Default `false`. */
+  preferPrecompressed?: boolean;
+  /**
+   * Single-page mode: this file (a path below the roots, such as
+   * `index.html`) answers, with status 200, GET and HEAD requests for
+   * extension-less paths that match no file and whose `Accept` lists
+   * `text/html`. Default: none. Excludes `notFoundFile`.
+   */
+  spaFallback?: string;
+  /**
+   * The file (a path below the roots, such as `404.html`) that answers,
+   * with status 404, requests that match no file. Default: none, a plain
+   * text 404. Excludes `spaFallback`.
+   */
+  notFoundFile?: string;
+  /**
+   * The file names tried, in order, for a directory path. Default
+   * {@linkcode DEFAULT_INDEX_FILES} (`index.html`). Empty: directories are
+   * never served.
+   */
+  indexFiles?: readonly string[];
+  /**
+   * How long a file's `stat` is trusted before it is checked again, in
+   * milliseconds. Default {@linkcode DEFAULT_STAT_TTL_MS} (1000); 0 checks
+   * on every request.
+   */
+  statCacheTtlMs?: number;
+  /** The largest file held in memory, in bytes. Default
+   * {@linkcode DEFAULT_MAX_CACHED_FILE_SIZE} (256 KiB). */
+  maxCachedFileSize?: number;
+  /** The cap on the bytes all held files use together. Default
+   * {@linkcode DEFAULT_MEMORY_LIMIT} (64 MiB). */
+  memoryLimit?: number;
+  /** The function that fetches files of `http(s):` roots (for tests and
+   * custom transports). Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Creates a handler that serves static files.
  *
  * What it does, by RFC 9110 section:
  *
@@ -88,14 +162,24 @@ const NO_CONTENT: AsyncIterable<Uint8Array> = {
  *   extension-less path whose `Accept` lists `text/html`; a real file is
  *   never shadowed and a missing `/app.js` stays 404.
  *
+ * Pass it to `Server` as the handler, or mount it on a router beside the
+ * routes with `Router.mount` (the path is not stripped: the file for
+ * `/assets/app.css` is `assets/app.css` below a root).
+ *
+ * @param options Where the files are and how to serve them.
+ * @returns The handler.
+ * @throws {TypeError} On a bad option (the message names it), when `roots`
+ * is empty, or when `spaFallback` and `notFoundFile` are both set.
+ * @throws {RangeError} When a size or duration is negative or not finite.
+ *
  * @example Serve a directory
  * ```ts
- * import { Request, StaticFileHandler } from "@org/httpd";
+ * import { Request, staticFiles } from "@org/httpd";
  * import assert from "node:assert/strict";
  *
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/hello.txt`, "Hello, World!");
- * const handler = StaticFileHandler.builder().addPath(dir).build();
+ * const handler = staticFiles({ roots: [dir] });
  *
  * const res = await handler(new Request("/hello.txt"));
  * assert.equal(res.status, 200);
@@ -106,6 +190,46 @@ const NO_CONTENT: AsyncIterable<Uint8Array> = {
  *   new Request("/hello.txt", { headers: { "if-none-match": res.headers.get("etag")! } }),
  * );
  * assert.equal(again.status, 304);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ *
+ * @example Serve files beside an API
+ * ```ts
+ * import { Response, Router, Server, staticFiles } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/site.css`, "body{}");
+ * const app = Router.builder()
+ *   .get("/api/health", () => Response.json({ ok: true }))
+ *   .mount("/", staticFiles({ roots: [dir], cacheControl: "max-age=60" }))
+ *   .build();
+ * await using server = new Server({ port: 0, bindAddress: "127.0.0.1", handler: app });
+ * await server.start();
+ * const res = await fetch(`http://127.0.0.1:${server.port}/site.css`);
+ * assert.equal(await res.text(), "body{}");
+ * assert.equal(res.headers.get("cache-control"), "max-age=60");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function staticFiles(options: StaticFileOptions): Handler {
+  return createStaticHandler(resolveStaticFileOptions(options));
+}
+
+/**
+ * The fluent way to configure a static file handler, for code that adds
+ * settings one by one; {@linkcode staticFiles} takes them all at once.
+ *
+ * @example Build a handler step by step
+ * ```ts
+ * import { Request, StaticFileHandler } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/hello.txt`, "Hello, World!");
+ * const handler = StaticFileHandler.builder().addPath(dir).build();
+ * const res = await handler(new Request("/hello.txt"));
+ * assert.equal(res.status, 200);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -134,9 +258,12 @@ export const StaticFileHandler: {
 };
 
 /**
- * Configures a static file handler. Every setter returns the builder;
- * {@linkcode StaticFileHandlerBuilder.build} checks the whole and returns the
- * handler.
+ * Configures a static file handler step by step. Each setter fills the
+ * {@linkcode StaticFileOptions} field of the same name (`addPath` and
+ * `addEmbedded` append to `roots`, `statCacheTtl` sets `statCacheTtlMs`,
+ * `fetchWith` sets `fetch`) and checks the value at once, with the checks
+ * and errors of {@linkcode staticFiles}; {@linkcode StaticFileHandlerBuilder.build}
+ * hands the options to {@linkcode staticFiles}.
  *
  * @example Several roots, searched in order
  * ```ts
@@ -156,518 +283,195 @@ export const StaticFileHandler: {
  * ```
  */
 export class StaticFileHandlerBuilder {
-  #roots: ({ kind: "path"; dir: string } | { kind: "url"; url: URL })[] = [];
-  #cacheInMemory = true;
-  #cacheControl: string | undefined;
-  #immutableFingerprinted = false;
-  #preferPrecompressed = false;
-  #spaFallback: string | undefined;
-  #notFoundFile: string | undefined;
-  #indexFiles: readonly string[] = DEFAULT_INDEX_FILES;
-  #statTtlMs = DEFAULT_STAT_TTL_MS;
-  #maxCachedFileSize = DEFAULT_MAX_CACHED_FILE_SIZE;
-  #memoryLimit = DEFAULT_MEMORY_LIMIT;
-  #fetch: typeof fetch = fetch;
+  #roots: (string | URL)[] = [];
+  #options: StaticFileOptions = { roots: this.#roots };
 
   /**
    * Adds a directory to serve from. Roots are searched in the order added.
    *
-   * @param dir A path (relative to the working directory) or a `file:` URL.
+   * @param dir A path (relative to the working directory) or a URL, as in
+   * {@linkcode StaticFileOptions.roots}.
    * @returns This builder.
+   * @throws {TypeError} On an empty path or a URL of another scheme.
    */
   addPath(dir: string | URL): this {
-    const path = dir instanceof URL ? fromFileUrl(dir) : dir;
-    if (path === "") throw new TypeError("Cannot add path: it is empty");
-    this.#roots.push({ kind: "path", dir: resolvePathOnDisk(path) });
+    this.#roots.push(rootOption(checkRoot(dir)));
     return this;
   }
 
   /**
-   * Adds files that ship with a module, the way a Java application serves
-   * from its classpath. Give a URL relative to the module, such as
-   * `new URL("./public/", import.meta.url)`: from source and inside a
-   * `deno compile` binary (built with `--include`) it is a `file:` URL and is
-   * served like a directory; when the package runs from JSR it is an
-   * `https:` URL, and each file is fetched once and served from memory (a
-   * `static-index.json` next to the files, if published, lists them and
-   * their sidecars, sparing requests for missing ones).
+   * Adds files that ship with a module, such as
+   * `new URL("./public/", import.meta.url)`: see
+   * {@linkcode StaticFileOptions.roots}.
    *
-   * @param url The base URL of the files; a trailing slash is added.
+   * @param url The base URL of the files, as a `URL` or an absolute URL
+   * string; a trailing slash is added.
    * @returns This builder.
    * @throws {TypeError} When the URL is neither `file:` nor `http(s):`.
    */
   addEmbedded(url: string | URL): this {
-    const base = new URL(url);
-    if (!base.pathname.endsWith("/")) base.pathname += "/";
-    if (base.protocol === "file:") {
-      this.#roots.push({ kind: "path", dir: fromFileUrl(base) });
-    } else if (base.protocol === "https:" || base.protocol === "http:") {
-      this.#roots.push({ kind: "url", url: base });
-    } else {
-      throw new TypeError(
-        `Cannot add embedded files from "${base.href}": unsupported scheme`,
-      );
-    }
+    this.#roots.push(rootOption(checkEmbedded(url)));
     return this;
   }
 
   /**
-   * Holds small files in memory (up to `maxCachedFileSize` each and
-   * `memoryLimit` in total), re-checked when their stat changes. Default
-   * `true`. Files fetched from `https:` are always held.
+   * Sets {@linkcode StaticFileOptions.cacheInMemory}. Default `true`.
    *
-   * @param enabled Whether to hold small files.
+   * @param enabled Whether to hold small files in memory.
    * @returns This builder.
    */
   cacheInMemory(enabled: boolean): this {
-    this.#cacheInMemory = enabled;
+    this.#options.cacheInMemory = checkBoolean("cacheInMemory", enabled);
     return this;
   }
 
   /**
-   * Sets the `Cache-Control` value of file responses. Default: none.
+   * Sets {@linkcode StaticFileOptions.cacheControl}. Default: none.
    *
    * @param value The field value, such as `public, max-age=3600`.
    * @returns This builder.
+   * @throws {TypeError} When the value contains CR, LF or NUL.
    */
   cacheControl(value: string): this {
-    if (/[\r\n\0]/.test(value)) {
-      throw new TypeError(
-        `Cannot use cache control "${value}": it contains CR, LF or NUL`,
-      );
-    }
-    this.#cacheControl = value;
+    this.#options.cacheControl = checkCacheControl(value);
     return this;
   }
 
   /**
-   * Sends `Cache-Control: public, max-age=31536000, immutable` for
-   * fingerprinted file names (such as `app.3f9a1c2e.js`: a segment of 8+
-   * letters and digits before the extension), whatever `cacheControl` says.
-   * Default `false`: only turn it on when every such name really is a
-   * content hash.
+   * Sets {@linkcode StaticFileOptions.immutableFingerprinted}. Default
+   * `false`.
    *
    * @param enabled Whether to mark fingerprinted files immutable.
    * @returns This builder.
    */
   immutableFingerprinted(enabled: boolean): this {
-    this.#immutableFingerprinted = enabled;
+    this.#options.immutableFingerprinted = checkBoolean(
+      "immutableFingerprinted",
+      enabled,
+    );
     return this;
   }
 
   /**
-   * Serves `.br` and `.gz` sidecar files when the client accepts them.
-   * Default `false`.
+   * Sets {@linkcode StaticFileOptions.preferPrecompressed}. Default `false`.
    *
    * @param enabled Whether to look for sidecars.
    * @returns This builder.
    */
   preferPrecompressed(enabled: boolean): this {
-    this.#preferPrecompressed = enabled;
+    this.#options.preferPrecompressed = checkBoolean(
+      "preferPrecompressed",
+      enabled,
+    );
     return this;
   }
 
   /**
-   * Enables single-page mode: this file answers, with status 200, GET and
-   * HEAD requests for extension-less paths that match no file and whose
-   * `Accept` lists `text/html`. Excludes `notFoundFile`.
+   * Sets {@linkcode StaticFileOptions.spaFallback}. Excludes
+   * `notFoundFile`.
    *
    * @param file The shell's path below the roots, such as `index.html`.
    * @returns This builder.
+   * @throws {TypeError} When the file is not a safe file path.
    */
   spaFallback(file: string): this {
-    this.#spaFallback = fallbackPath(file);
+    checkFallback("spaFallback", file);
+    this.#options.spaFallback = file;
     return this;
   }
 
   /**
-   * Sets the file that answers, with status 404, requests that match no
-   * file. Excludes `spaFallback`.
+   * Sets {@linkcode StaticFileOptions.notFoundFile}. Excludes
+   * `spaFallback`.
    *
    * @param file The page's path below the roots, such as `404.html`.
    * @returns This builder.
+   * @throws {TypeError} When the file is not a safe file path.
    */
   notFoundFile(file: string): this {
-    this.#notFoundFile = fallbackPath(file);
+    checkFallback("notFoundFile", file);
+    this.#options.notFoundFile = file;
     return this;
   }
 
   /**
-   * Sets the file names tried, in order, for a directory path. Default
-   * `index.html`. No names: directories are never served.
+   * Sets {@linkcode StaticFileOptions.indexFiles}. Default `index.html`.
    *
    * @param names File names, such as `index.html`, `index.htm`.
    * @returns This builder.
+   * @throws {TypeError} On a name that is not a plain file name.
    */
   indexFiles(...names: string[]): this {
-    for (const name of names) {
-      if (name === "" || name.includes("/") || name.startsWith(".")) {
-        throw new TypeError(
-          `Cannot use index file "${name}": not a plain file name`,
-        );
-      }
-    }
-    this.#indexFiles = names;
+    this.#options.indexFiles = checkIndexFiles(names);
     return this;
   }
 
   /**
-   * Sets how long a file's `stat` is trusted before it is checked again.
-   * Default 1000 ms; 0 checks on every request.
+   * Sets {@linkcode StaticFileOptions.statCacheTtlMs}. Default 1000 ms; 0
+   * checks on every request.
    *
    * @param ms Milliseconds.
    * @returns This builder.
+   * @throws {RangeError} When negative or not finite.
    */
   statCacheTtl(ms: number): this {
-    this.#statTtlMs = nonNegative("stat cache TTL", ms);
+    this.#options.statCacheTtlMs = checkNonNegative("statCacheTtlMs", ms);
     return this;
   }
 
   /**
-   * Sets the largest file held in memory. Default 256 KiB.
+   * Sets {@linkcode StaticFileOptions.maxCachedFileSize}. Default 256 KiB.
    *
    * @param bytes The size in bytes.
    * @returns This builder.
+   * @throws {RangeError} When negative or not finite.
    */
   maxCachedFileSize(bytes: number): this {
-    this.#maxCachedFileSize = nonNegative("max cached file size", bytes);
+    this.#options.maxCachedFileSize = checkNonNegative(
+      "maxCachedFileSize",
+      bytes,
+    );
     return this;
   }
 
   /**
-   * Sets the cap on the bytes all held files use together. Default 64 MiB.
+   * Sets {@linkcode StaticFileOptions.memoryLimit}. Default 64 MiB.
    *
    * @param bytes The size in bytes.
    * @returns This builder.
+   * @throws {RangeError} When negative or not finite.
    */
   memoryLimit(bytes: number): this {
-    this.#memoryLimit = nonNegative("memory limit", bytes);
+    this.#options.memoryLimit = checkNonNegative("memoryLimit", bytes);
     return this;
   }
 
   /**
-   * Replaces the function that fetches `https:` embedded files (for tests
-   * and custom transports). Default: the global `fetch`.
+   * Sets {@linkcode StaticFileOptions.fetch}. Default: the global `fetch`.
    *
    * @param fn A `fetch`-compatible function.
    * @returns This builder.
    */
   fetchWith(fn: typeof fetch): this {
-    this.#fetch = fn;
+    this.#options.fetch = checkFetch(fn);
     return this;
   }
 
   /**
-   * Checks the configuration and returns the handler.
+   * Checks the configuration as a whole and returns the handler:
+   * `staticFiles(options)` with the options set so far.
    *
    * @returns The handler.
    * @throws {TypeError} When no root was added, or when both
    * `spaFallback` and `notFoundFile` are set.
    */
   build(): Handler {
-    if (this.#roots.length === 0) {
-      throw new TypeError("Cannot build static file handler: no root added");
-    }
-    if (this.#spaFallback !== undefined && this.#notFoundFile !== undefined) {
-      throw new TypeError(
-        "Cannot build static file handler: spaFallback and notFoundFile exclude each other",
-      );
-    }
-    const cacheControl = this.#cacheControl;
-    const immutable = this.#immutableFingerprinted;
-    const settings: AssetSettings = {
-      cacheControl: (path) =>
-        immutable && isFingerprinted(path)
-          ? IMMUTABLE_CACHE_CONTROL
-          : cacheControl,
-    };
-    const memory: MemoryBudget = { used: 0, limit: this.#memoryLimit };
-    const roots: Root[] = this.#roots.map((root) =>
-      root.kind === "path"
-        ? new FsRoot(root.dir, {
-          settings,
-          memory,
-          preferPrecompressed: this.#preferPrecompressed,
-          cacheInMemory: this.#cacheInMemory,
-          maxCachedFileSize: this.#maxCachedFileSize,
-          statTtlMs: this.#statTtlMs,
-        })
-        : new UrlRoot(root.url, {
-          settings,
-          memory,
-          preferPrecompressed: this.#preferPrecompressed,
-          fetch: this.#fetch,
-        })
-    );
-    const server = new StaticServer(roots, {
-      indexFiles: this.#indexFiles,
-      spaFallback: this.#spaFallback,
-      notFoundFile: this.#notFoundFile,
-    });
-    return (req) => server.handle(req);
+    return staticFiles(this.#options);
   }
 }
 
-function fallbackPath(file: string): string {
-  const path = resolvePath(file.startsWith("/") ? file : "/" + file);
-  if (typeof path === "number" || path.endsWith("/") || path === "/") {
-    throw new TypeError(
-      `Cannot use fallback file "${file}": not a safe file path`,
-    );
-  }
-  return path;
-}
-
-function nonNegative(what: string, value: number): number {
-  if (!(value >= 0) || !Number.isFinite(value)) {
-    throw new RangeError(
-      `Cannot set ${what}: ${value} is not a non-negative number`,
-    );
-  }
-  return value;
-}
-
-/** How a found file answers: as itself, as the single-page shell, or as
- * the not-found page. */
-const Mode = { File: 0, Spa: 1, NotFound: 2 } as const;
-type Mode = typeof Mode[keyof typeof Mode];
-
-interface ServerSettings {
-  indexFiles: readonly string[];
-  spaFallback: string | undefined;
-  notFoundFile: string | undefined;
-}
-
-type Reply = Response | Promise<Response>;
-
-class StaticServer {
-  #roots: Root[];
-  #settings: ServerSettings;
-
-  constructor(roots: Root[], settings: ServerSettings) {
-    this.#roots = roots;
-    this.#settings = settings;
-  }
-
-  handle(req: Request): Reply {
-    const method = req.method;
-    if (method !== "GET" && method !== "HEAD") {
-      // RFC 9110 section 15.5.6: 405 carries Allow.
-      return plain(405, "Method Not Allowed", ["allow"], [ALLOW]);
-    }
-    const path = resolvePath(req.path);
-    if (path === BAD_PATH) return plain(400, "Bad Request");
-    // A hidden file is missing like any other (the 404 page may answer).
-    if (typeof path === "number") return this.#miss(req, req.path);
-    if (path.endsWith("/")) return this.#directory(req, path);
-    // The index describes the files; it is not one of them.
-    if (path === "/" + INDEX_FILE_NAME) return this.#miss(req, path);
-    const found = this.#lookup(path, 0);
-    return found instanceof Promise
-      ? found.then((r) => this.#found(req, path, r))
-      : this.#found(req, path, found);
-  }
-
-  #lookup(path: string, from: number): LookupResult | Promise<LookupResult> {
-    const roots = this.#roots;
-    for (let i = from; i < roots.length; i++) {
-      const r = roots[i]!.lookup(path);
-      if (r instanceof Promise) {
-        return r.then((v) => v !== undefined ? v : this.#lookup(path, i + 1));
-      }
-      if (r !== undefined) return r;
-    }
-    return undefined;
-  }
-
-  #found(req: Request, path: string, found: LookupResult): Reply {
-    if (found === undefined) return this.#miss(req, path);
-    if (found !== DIRECTORY) return serve(req, found, Mode.File);
-    return this.#indexOf(path + "/").then((asset) => {
-      if (asset === undefined) return this.#miss(req, path);
-      // A relative reference in the index page resolves against the slash
-      // form, so send the client there (as nginx and Apache do). The
-      // Location is rebuilt from the decoded path: never `//host`.
-      const query = req.query;
-      return new Response(null, {
-        status: 301,
-        headers: {
-          location: encodePath(path) + "/" + (query === "" ? "" : "?" + query),
-        },
-      });
-    });
-  }
-
-  async #indexOf(dir: string): Promise<Asset | undefined> {
-    for (const name of this.#settings.indexFiles) {
-      const found = await this.#lookup(dir + name, 0);
-      if (found !== undefined && found !== DIRECTORY) return found;
-    }
-    return undefined;
-  }
-
-  async #directory(req: Request, dir: string): Promise<Response> {
-    const asset = await this.#indexOf(dir);
-    return asset === undefined
-      ? this.#miss(req, dir)
-      : serve(req, asset, Mode.File);
-  }
-
-  async #miss(req: Request, path: string): Promise<Response> {
-    const { spaFallback, notFoundFile } = this.#settings;
-    if (
-      spaFallback !== undefined && !hasExtension(path) &&
-      acceptsHtml(req.header("accept"))
-    ) {
-      const found = await this.#lookup(spaFallback, 0);
-      if (found !== undefined && found !== DIRECTORY) {
-        return serve(req, found, Mode.Spa);
-      }
-    } else if (notFoundFile !== undefined) {
-      const found = await this.#lookup(notFoundFile, 0);
-      if (found !== undefined && found !== DIRECTORY) {
-        return serve(req, found, Mode.NotFound);
-      }
-    }
-    return plain(404, "Not Found");
-  }
-}
-
-function plain(
-  status: number,
-  text: string,
-  names: readonly string[] = EMPTY_NAMES,
-  values: readonly string[] = EMPTY_NAMES,
-): Response {
-  const headers = HttpHeaders.fromTrusted(
-    ["content-type", ...names],
-    ["text/plain; charset=utf-8", ...values],
-  );
-  return new Response(Body.of(text), { status, headers });
-}
-
-function choose(req: Request, asset: Asset): Variant {
-  const sidecars = asset.sidecars;
-  if (sidecars.length === 0) return asset.identity;
-  // RFC 9110 section 12.5.3: the client's q-values decide; ties go to the
-  // smaller coding (br before gzip) and identity comes last.
-  const coding = AcceptEncoding.select(
-    req.header("accept-encoding"),
-    asset.codings,
-  );
-  for (let i = 0; i < sidecars.length; i++) {
-    if (sidecars[i]!.coding === coding) return sidecars[i]!;
-  }
-  return asset.identity;
-}
-
-function serve(req: Request, asset: Asset, mode: Mode): Reply {
-  const v = choose(req, asset);
-  if (mode === Mode.NotFound) {
-    const names: string[] = [];
-    const values: string[] = [];
-    for (let i = 0; i < v.names.length; i++) {
-      const name = v.names[i]!;
-      if (
-        name === "etag" || name === "last-modified" || name === "accept-ranges"
-      ) continue;
-      names.push(name);
-      values.push(name === "cache-control" ? NO_CACHE : v.values[i]!);
-    }
-    return full(req, v, 404, HttpHeaders.fromTrusted(names, values));
-  }
-  const headers = req.headers;
-  const pre = evaluatePreconditions(headers, v.etag, v.lastModified);
-  if (pre === Precondition.NotModified) {
-    const res = new Response(Body.empty(), {
-      status: 304,
-      headers: HttpHeaders.fromTrusted(v.names304.slice(), v.values304.slice()),
-    });
-    if (mode === Mode.Spa) spaHeaders(res.headers);
-    return res;
-  }
-  if (pre === Precondition.Failed) return plain(412, "Precondition Failed");
-  const out = HttpHeaders.fromTrusted(v.names.slice(), v.values.slice());
-  if (mode === Mode.Spa) spaHeaders(out);
-  // RFC 9110 section 14.2: Range is defined for GET only.
-  const range = req.method === "GET" ? headers.get("range") : undefined;
-  if (range !== undefined) {
-    const ifRange = headers.get("if-range");
-    if (
-      ifRange === undefined || ifRangeMatches(ifRange, v.etag, v.lastModified)
-    ) {
-      const ranges = parseRange(range, v.size);
-      if (ranges === "unsatisfiable") {
-        // RFC 9110 section 15.5.17: 416 says the current length.
-        return plain(416, "Range Not Satisfiable", ["content-range"], [
-          `bytes */${v.size}`,
-        ]);
-      }
-      if (ranges !== null && ranges.length === 1) {
-        const { start, end } = ranges[0]!;
-        out.set("content-range", `bytes ${start}-${end}/${v.size}`);
-        return slice(v, 206, out, start, end - start + 1);
-      }
-      if (ranges !== null) {
-        const boundary = makeBoundary();
-        const type = v.values[0]!;
-        out.set("content-type", `multipart/byteranges; boundary=${boundary}`);
-        const body = multipartBody(v.bytes ?? v.file!, {
-          ranges,
-          size: v.size,
-          contentType: type,
-          boundary,
-        });
-        return new Response(body, { status: 206, headers: out });
-      }
-    }
-  }
-  return full(req, v, 200, out);
-}
-
-function spaHeaders(headers: HttpHeaders): void {
-  // The shell answers many URLs and changes with each deployment: caches
-  // must revalidate it, and key it on Accept (an asset request gets 404).
-  headers.set("cache-control", NO_CACHE);
-  const vary = headers.get("vary");
-  headers.set("vary", vary === undefined ? "Accept" : `Accept, ${vary}`);
-}
-
-function full(
-  req: Request,
-  v: Variant,
-  status: number,
-  headers: HttpHeaders,
-): Reply {
-  if (req.method === "HEAD") {
-    if (v.bytes !== undefined) {
-      return new Response(Body.of(v.bytes), { status, headers });
-    }
-    // RFC 9110 section 9.3.2: HEAD gets the GET's fields. The body declares
-    // the length (the drivers send it as Content-Length) and holds nothing:
-    // the drivers never send content for HEAD, so no file is opened.
-    return new Response(Body.stream(NO_CONTENT, v.size), { status, headers });
-  }
-  return slice(v, status, headers, 0, v.size);
-}
-
-function slice(
-  v: Variant,
-  status: number,
-  headers: HttpHeaders,
-  offset: number,
-  length: number,
-): Reply {
-  if (v.bytes !== undefined) {
-    const bytes = offset === 0 && length === v.bytes.byteLength
-      ? v.bytes
-      : v.bytes.subarray(offset, offset + length);
-    return new Response(Body.of(bytes), { status, headers });
-  }
-  return Deno.open(v.file!).then(
-    (file) =>
-      new Response(Body.file(file, { offset, length }), { status, headers }),
-    // Removed since the last stat: as if it had never been there.
-    () => plain(404, "Not Found"),
-  );
+// A checked root as the options hold it: the absolute directory (resolved
+// against the working directory when it was added) or the base URL.
+function rootOption(root: RootSpec): string | URL {
+  return root.kind === "path" ? root.dir : root.url;
 }

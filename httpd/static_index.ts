@@ -1,7 +1,7 @@
 /**
  * The build step for static files: writes `static-index.json` (path → size,
  * content-hash ETag, modification time, sidecars) and precompressed `.gz` /
- * `.br` sidecars, which `StaticFileHandler` then uses.
+ * `.br` sidecars, which `staticFiles` then uses.
  *
  * @module
  */
@@ -65,7 +65,7 @@ const brotliAsync = promisify(brotliCompress);
 
 /**
  * Indexes a directory and writes precompressed sidecars, for
- * `StaticFileHandler` to serve with content-hash ETags and O(1)
+ * `staticFiles` to serve with content-hash ETags and O(1)
  * lookups. Re-running it is idempotent: unchanged files (same size and
  * modification time as indexed) are neither re-hashed nor re-compressed, and
  * the index is rewritten only when its content changes.

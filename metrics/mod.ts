@@ -18,21 +18,79 @@
  *
  * @module
  */
-export * from "./errors.ts";
-export * from "./units.ts";
-export * from "./tag.ts";
-export * from "./metric_id.ts";
-export * from "./metadata.ts";
-export * from "./snapshot.ts";
-export * from "./counter.ts";
-export * from "./gauge.ts";
-export * from "./histogram.ts";
-export * from "./timer.ts";
-export * from "./config.ts";
-export * from "./registry.ts";
-export * from "./registries.ts";
-export * from "./state.ts";
-export * from "./prometheus.ts";
-export * from "./json.ts";
-export * from "./endpoint.ts";
-export * from "./runtime.ts";
+export {
+  InvalidNameError,
+  MetricConflictError,
+  MetricsError,
+  type MetricsErrorCode,
+  MetricStateError,
+} from "./errors.ts";
+export { type MetricUnit, MetricUnits } from "./units.ts";
+export { Tag, type TagsInput } from "./tag.ts";
+export { MetricID } from "./metric_id.ts";
+export { Metadata, type MetadataInit } from "./metadata.ts";
+export { HistogramBucket, PercentileValue, Snapshot } from "./snapshot.ts";
+export { Counter } from "./counter.ts";
+export { Gauge } from "./gauge.ts";
+export { type DistributionOptions, Histogram } from "./histogram.ts";
+export { Timer, TimerContext } from "./timer.ts";
+export {
+  type ConfigWarning,
+  DEFAULT_PERCENTILES,
+  DEFAULT_PROPERTIES_FILE,
+  MetricsConfig,
+  type MetricsConfigOptions,
+  type MetricsConfigValues,
+  resolveMetricsConfig,
+} from "./config.ts";
+export {
+  APPLICATION_SCOPE,
+  BASE_SCOPE,
+  type GaugeOptions,
+  type Metric,
+  type MetricFilter,
+  type MetricName,
+  MetricRegistry,
+  type MetricRegistryOptions,
+  VENDOR_SCOPE,
+} from "./registry.ts";
+export {
+  defaultRegistries,
+  getRegistry,
+  MetricRegistries,
+  type MetricRegistriesOptions,
+  setDefaultRegistries,
+} from "./registries.ts";
+export {
+  type DistributionState,
+  filterState,
+  mergeStates,
+  type MetricsState,
+  type MetricState,
+  type MetricType,
+  type ScopeState,
+  type SeriesState,
+  type SketchState,
+  type StateFilter,
+} from "./state.ts";
+export {
+  PROMETHEUS_CONTENT_TYPE,
+  prometheusName,
+  renderPrometheus,
+} from "./prometheus.ts";
+export {
+  JSON_CONTENT_TYPE,
+  type JsonValue,
+  renderJson,
+  renderJsonMetadata,
+} from "./json.ts";
+export {
+  type FetchHandler,
+  metricsHandler,
+  type MetricsHandlerOptions,
+} from "./endpoint.ts";
+export {
+  registerRuntimeMetrics,
+  type RuntimeMetrics,
+  type RuntimeMetricsOptions,
+} from "./runtime.ts";

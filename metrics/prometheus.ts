@@ -34,17 +34,67 @@ const NANOS_PER_SECOND = 1e9;
  * import { prometheusName } from "@org/metrics";
  * import assert from "node:assert/strict";
  *
- * assert.equal(prometheusName("metricTest.test1.countMeB", "counter", "jellybean"), "metricTest_test1_countMeB_jellybean_total");
+ * assert.equal(
+ *   prometheusName({ name: "metricTest.test1.countMeB", type: "counter", unit: "jellybean" }),
+ *   "metricTest_test1_countMeB_jellybean_total",
+ * );
+ * assert.equal(prometheusName({ name: "noTagTimer", type: "timer", unit: "nanoseconds" }), "noTagTimer_seconds");
+ * assert.equal(prometheusName({ name: "pm_counter-umlaut-äöü", type: "counter", unit: "none" }), "pm_counter_umlaut_total");
+ * ```
+ *
+ * @example The name of each metric of a registry
+ * ```ts
+ * import { MetricRegistries, prometheusName } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registries = new MetricRegistries();
+ * registries.get("application").timer("checkout.time");
+ * const [metric] = registries.state().scopes
+ *   .find((s) => s.scope === "application")!.metrics;
+ * assert.equal(prometheusName(metric!), "checkout_time_seconds");
+ * ```
+ *
+ * @param metric The MicroProfile name, type and unit, such as a
+ * {@linkcode MetricState}.
+ * @returns The Prometheus family name (for histograms and timers, the summary family).
+ */
+export function prometheusName(
+  metric: Pick<MetricState, "name" | "type" | "unit">,
+): string;
+/**
+ * The exposed base name of a metric.
+ *
+ * @deprecated Use `prometheusName({ name, type, unit })`.
+ *
+ * @example The positional form
+ * ```ts
+ * import { prometheusName } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
  * assert.equal(prometheusName("noTagTimer", "timer", "nanoseconds"), "noTagTimer_seconds");
- * assert.equal(prometheusName("pm_counter-umlaut-äöü", "counter", "none"), "pm_counter_umlaut_total");
  * ```
  *
  * @param name The MicroProfile metric name.
  * @param type The metric type.
  * @param unit The metadata unit.
- * @returns The Prometheus family name (for histograms and timers, the summary family).
+ * @returns The Prometheus family name.
  */
 export function prometheusName(
+  name: string,
+  type: MetricState["type"],
+  unit: string,
+): string;
+export function prometheusName(
+  metric: string | Pick<MetricState, "name" | "type" | "unit">,
+  type?: MetricState["type"],
+  unit?: string,
+): string {
+  return typeof metric === "string"
+    ? familyName(metric, type!, unit!)
+    : familyName(metric.name, metric.type, metric.unit);
+}
+
+function familyName(
   name: string,
   type: MetricState["type"],
   unit: string,
@@ -125,7 +175,7 @@ function cachedName(metric: MetricState): string {
   let name = nameCache.get(key);
   if (name === undefined) {
     if (nameCache.size >= NAME_CACHE_LIMIT) nameCache.clear();
-    name = prometheusName(metric.name, metric.type, metric.unit);
+    name = familyName(metric.name, metric.type, metric.unit);
     nameCache.set(key, name);
   }
   return name;

@@ -95,3 +95,23 @@ Deno.test("prometheusName() adds the unit once, _seconds for timers and _total f
   assert.equal(prometheusName("t", "timer", "milliseconds"), "t_seconds");
   assert.equal(prometheusName("h", "histogram", "per_second"), "h_per_second");
 });
+
+Deno.test("prometheusName() takes a metric's name, type and unit as one object", () => {
+  const cases: [string, "counter" | "gauge" | "timer" | "histogram", string][] =
+    [
+      ["a.b", "gauge", "none"],
+      ["requests_total", "counter", "none"],
+      ["t", "timer", "milliseconds"],
+      ["h", "histogram", "per_second"],
+    ];
+  for (const [name, type, unit] of cases) {
+    assert.equal(
+      prometheusName({ name, type, unit }),
+      prometheusName(name, type, unit),
+    );
+  }
+  assert.equal(
+    prometheusName({ name: "h", type: "histogram", unit: "bytes" }),
+    "h_bytes",
+  );
+});

@@ -12,7 +12,7 @@ import {
   type Handler,
   type Request,
   type Response,
-  StaticFileHandler,
+  staticFiles,
 } from "@org/httpd";
 import { MetricRegistries } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
@@ -41,15 +41,14 @@ export function buildHandler(
   config: ServeConfig,
   options: AppOptions = {},
 ): Handler {
-  const files = StaticFileHandler.builder().addPath(config.root)
-    .preferPrecompressed(config.gzip);
-  if (config.cacheControl !== undefined) {
-    files.cacheControl(config.cacheControl);
-  }
-  if (config.fallback !== undefined) files.notFoundFile(config.fallback);
-  if (config.spaFallback !== undefined) files.spaFallback(config.spaFallback);
-  if (config.indexFiles !== undefined) files.indexFiles(...config.indexFiles);
-  let handler = files.build();
+  let handler = staticFiles({
+    roots: [config.root],
+    preferPrecompressed: config.gzip,
+    cacheControl: config.cacheControl,
+    notFoundFile: config.fallback,
+    spaFallback: config.spaFallback,
+    indexFiles: config.indexFiles,
+  });
   const metrics = config.metrics === undefined ? undefined : options.metrics ??
     { registries: new MetricRegistries({ clock: requestTimerClock }) };
   if (metrics) {

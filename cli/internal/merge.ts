@@ -7,7 +7,7 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { SourcePosition } from "../errors.ts";
 import { UsageError } from "../errors.ts";
-import type { LogLevel } from "../log_level.ts";
+import type { LogLevel } from "./log_level.ts";
 import type { FlagValues, WorkersValue } from "./args.ts";
 import type { FileValues, Located } from "./yaml_schema.ts";
 

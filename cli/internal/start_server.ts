@@ -7,7 +7,7 @@
 import { Server } from "@org/httpd";
 import type { ServeConfig } from "../config.ts";
 import { ListenError } from "../errors.ts";
-import { logs } from "../log_level.ts";
+import { logs } from "./log_level.ts";
 import { buildHandler } from "./app.ts";
 import type { MetricsSource } from "./metrics_route.ts";
 import type { AccessLogSink } from "@org/httpd";
@@ -57,7 +57,7 @@ export async function startServer(
   try {
     await server.start();
   } catch (error) {
-    throw ListenError.from(error, config.bind, port);
+    throw ListenError.from(error, { hostname: config.bind, port });
   }
   return server;
 }

@@ -72,7 +72,10 @@ scope.onmessage = async (event) => {
     } catch (error) {
       const failure = error instanceof ListenError
         ? error
-        : ListenError.from(error, message.config.bind, message.port);
+        : ListenError.from(error, {
+          hostname: message.config.bind,
+          port: message.port,
+        });
       scope.postMessage({
         type: "failed",
         id: message.id,

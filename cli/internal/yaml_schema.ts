@@ -21,7 +21,7 @@ import {
   type Scalar,
 } from "yaml";
 import { type SourcePosition, UsageError, YamlSyntaxError } from "../errors.ts";
-import { LOG_LEVELS, type LogLevel } from "../log_level.ts";
+import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
 import { MAX_PORT, parseDrainTimeout } from "./args.ts";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
 import { didYouMean } from "./suggest.ts";
