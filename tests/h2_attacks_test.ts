@@ -8,10 +8,10 @@ import { Response } from "../httpd/response.ts";
 import type { Handler } from "../httpd/handler.ts";
 import type { ServerLimits } from "../httpd/limits.ts";
 import {
-  MAX_CONTINUATION_FRAMES,
   MAX_QUEUED_CONTROL_FRAMES,
   MAX_RESETS_PER_WINDOW,
 } from "../httpd/internal/h2/conn.ts";
+import { MAX_CONTINUATION_FRAMES } from "../httpd/internal/h2/header_block.ts";
 import {
   block,
   concat,
