@@ -46,6 +46,10 @@ export interface HeaderBlockOptions {
  * its decoded fields as `[name, value, ...]`, or `null` when the list
  * exceeds SETTINGS_MAX_HEADER_LIST_SIZE (the HPACK table is still intact,
  * so the connection can answer 431 and go on, RFC 9113 10.5.1).
+ *
+ * Every block is decoded before it reaches the sink, whatever its stream:
+ * the HPACK state must follow every block (RFC 9113 4.3), even one whose
+ * stream the connection then refuses or ignores.
  */
 export type HeaderBlockSink = (
   frame: HeadersFrame,
