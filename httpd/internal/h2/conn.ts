@@ -30,10 +30,10 @@ import {
   type WindowUpdateFrame,
 } from "./frame.ts";
 import { FrameWriter } from "./frame_write.ts";
-import { ReceiveWindow } from "./flow.ts";
+import { ReceiveWindow, SendWindow } from "./flow.ts";
 import { HeaderBlockAssembler } from "./header_block.ts";
 import { type RequestHead, validateRequest } from "./request_fields.ts";
-import { OutboundStream, SendQueue } from "./send_queue.ts";
+import { type QueuedStream, SendQueue } from "./send_queue.ts";
 import {
   applySetting,
   DEFAULT_WINDOW_SIZE,
@@ -117,11 +117,19 @@ export interface H2ConnectionEvents {
 }
 
 /**
- * One stream's bookkeeping: its state and receive side here, its send side
- * (queue and window) in the {@linkcode OutboundStream} it extends.
+ * One stream's bookkeeping: its state, its receive side, and the send side
+ * that the send queue works on ({@linkcode QueuedStream}).
  */
-class Stream extends OutboundStream {
+class Stream implements QueuedStream {
   state: StreamState = StreamState.IDLE;
+  readonly send: SendWindow;
+  queue: Uint8Array[] = [];
+  offset = 0;
+  queued = 0;
+  endQueued = false;
+  inSendList = false;
+  wantsWritable = false;
+  stalledSince = -1;
   readonly recv: ReceiveWindow;
   /** Request content delivered to the app and not yet consumed. */
   unconsumed = 0;
@@ -130,8 +138,8 @@ class Stream extends OutboundStream {
   /** When the peer last sent on the stream. */
   lastReceived = 0;
 
-  constructor(id: number, sendWindow: number, recvWindow: number) {
-    super(id, sendWindow);
+  constructor(readonly id: number, sendWindow: number, recvWindow: number) {
+    this.send = new SendWindow(sendWindow);
     this.recv = new ReceiveWindow(recvWindow);
   }
 }

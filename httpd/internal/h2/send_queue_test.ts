@@ -1,20 +1,37 @@
 import assert from "node:assert/strict";
 import { type DataFrame, decodeFrame, FrameType } from "./frame.ts";
 import { FrameWriter } from "./frame_write.ts";
+import { SendWindow } from "./flow.ts";
 import {
   FLUSH_BUDGET,
-  OutboundStream,
+  type QueuedStream,
   SendQueue,
   STREAM_HIGH_WATER,
 } from "./send_queue.ts";
 import { DEFAULT_WINDOW_SIZE, MAX_WINDOW_SIZE } from "./settings.ts";
 
+/** The send side of a stream, as the connection's stream record has it. */
+class TestStream implements QueuedStream {
+  readonly send: SendWindow;
+  queue: Uint8Array[] = [];
+  offset = 0;
+  queued = 0;
+  endQueued = false;
+  inSendList = false;
+  wantsWritable = false;
+  stalledSince = -1;
+
+  constructor(readonly id: number, window: number) {
+    this.send = new SendWindow(window);
+  }
+}
+
 /** A send queue over streams the test opens; events are recorded. */
 class Harness {
-  streams = new Map<number, OutboundStream>();
+  streams = new Map<number, TestStream>();
   ended: number[] = [];
   writable: number[] = [];
-  queue: SendQueue<OutboundStream>;
+  queue: SendQueue<TestStream>;
 
   constructor() {
     this.queue = new SendQueue(new FrameWriter(), this.streams, {
@@ -27,8 +44,8 @@ class Harness {
     });
   }
 
-  open(id: number, window = DEFAULT_WINDOW_SIZE): OutboundStream {
-    const stream = new OutboundStream(id, window);
+  open(id: number, window = DEFAULT_WINDOW_SIZE): TestStream {
+    const stream = new TestStream(id, window);
     this.streams.set(id, stream);
     return stream;
   }
