@@ -63,6 +63,7 @@ export type HeaderBlockSink = (
  * @example Join a block split over HEADERS and CONTINUATION
  * ```ts
  * import assert from "node:assert/strict";
+ * import { FrameType } from "./frame.ts";
  * import { HeaderBlockAssembler } from "./header_block.ts";
  *
  * const lists: (string[] | null)[] = [];
@@ -72,12 +73,13 @@ export type HeaderBlockSink = (
  * );
  * // ":method: GET" and ":path: /" from the HPACK static table.
  * blocks.headers({
- *   type: 1, streamId: 1, fragment: Uint8Array.of(0x82), endStream: true,
- *   endHeaders: false, priority: undefined,
+ *   type: FrameType.HEADERS, streamId: 1, fragment: Uint8Array.of(0x82),
+ *   endStream: true, endHeaders: false, priority: undefined,
  * }, 0);
  * assert.equal(blocks.startedAt, 0);
  * blocks.continuation({
- *   type: 9, streamId: 1, fragment: Uint8Array.of(0x84), endHeaders: true,
+ *   type: FrameType.CONTINUATION, streamId: 1, fragment: Uint8Array.of(0x84),
+ *   endHeaders: true,
  * });
  * assert.deepEqual(lists, [[":method", "GET", ":path", "/"]]);
  * assert.equal(blocks.startedAt, undefined);
@@ -111,7 +113,7 @@ export class HeaderBlockAssembler {
     this.#maxContinuations = options.maxContinuationFrames ??
       MAX_CONTINUATION_FRAMES;
     // A block larger than twice the decoded list cap cannot decode into an
-    // acceptable list; one frame of slack lets the last frame arrive whole.
+    // acceptable list; one frame more, since the cap is checked per frame.
     this.#maxBytes = 2 * options.maxHeaderListSize + options.maxFrameSize;
   }
 
@@ -143,8 +145,8 @@ export class HeaderBlockAssembler {
    *
    * @param frame The frame (its fragment is copied when retained).
    * @param now The current time in milliseconds.
-   * @throws {ConnectionError} As {@linkcode checkOrder}, for a block over the
-   * caps, or for an HPACK decoding error.
+   * @throws {ConnectionError} ENHANCE_YOUR_CALM for a block over the caps;
+   * COMPRESSION_ERROR for bad HPACK; and whatever the sink throws.
    */
   headers(frame: HeadersFrame, now: number): void {
     if (frame.endHeaders) {
@@ -166,7 +168,8 @@ export class HeaderBlockAssembler {
    *
    * @param frame The frame (its fragment is copied).
    * @throws {ConnectionError} PROTOCOL_ERROR when no block of this stream is
-   * open; ENHANCE_YOUR_CALM over the caps; COMPRESSION_ERROR for bad HPACK.
+   * open; ENHANCE_YOUR_CALM over the caps; COMPRESSION_ERROR for bad HPACK;
+   * and whatever the sink throws.
    */
   continuation(frame: ContinuationFrame): void {
     const opening = this.#frame;
@@ -202,7 +205,8 @@ export class HeaderBlockAssembler {
 
   #checkSize(): void {
     // CONTINUATION flood: cap the frames and the compressed bytes of one
-    // block.
+    // block. RFC 9113 10.5: "Large numbers of small or empty frames can be
+    // abused"; 10.5.1 leaves the size limit to the receiver.
     if (
       this.#continuations > this.#maxContinuations ||
       this.#bytes > this.#maxBytes
