@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { type Handler, Response, type ServerLimits } from "@org/httpd";
 import {
-  MAX_CONTINUATION_FRAMES,
   MAX_QUEUED_CONTROL_FRAMES,
   MAX_RESETS_PER_WINDOW,
 } from "../httpd/internal/h2/conn.ts";
+import { MAX_CONTINUATION_FRAMES } from "../httpd/internal/h2/header_block.ts";
 import {
   block,
   continuation,

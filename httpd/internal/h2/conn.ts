@@ -5,11 +5,15 @@
  * {@linkcode H2ConnectionEvents} sink). It does no I/O and reads no clock:
  * callers pass the time, so that every rule can be tested with byte arrays.
  *
+ * This file keeps the connection phases, frame dispatch and the stream
+ * records; two jobs live beside it, as in hyperium/h2 and x/net/http2:
+ * `header_block.ts` turns HEADERS and CONTINUATION frames into decoded
+ * header lists, and `send_queue.ts` frames queued response content as the
+ * peer's windows allow.
+ *
  * @module
  */
-import { HpackDecoder } from "../hpack/decoder.ts";
 import { HpackEncoder } from "../hpack/encoder.ts";
-import { HpackError } from "../hpack/errors.ts";
 import { ConnectionError, ErrorCode, StreamError } from "./errors.ts";
 import {
   CLIENT_PREFACE,
@@ -22,11 +26,14 @@ import {
   type PingFrame,
   type RstStreamFrame,
   type SettingsFrame,
+  UNKNOWN_FRAME_TYPE,
   type WindowUpdateFrame,
 } from "./frame.ts";
 import { FrameWriter } from "./frame_write.ts";
 import { ReceiveWindow, SendWindow } from "./flow.ts";
+import { HeaderBlockAssembler } from "./header_block.ts";
 import { type RequestHead, validateRequest } from "./request_fields.ts";
+import { type QueuedStream, SendQueue } from "./send_queue.ts";
 import {
   applySetting,
   DEFAULT_WINDOW_SIZE,
@@ -52,12 +59,6 @@ export const MAX_RESETS_PER_WINDOW = 200;
 /** The time window of {@linkcode MAX_RESETS_PER_WINDOW}. */
 export const RESET_WINDOW_MS = 10_000;
 /**
- * CONTINUATION frames one header block may use: a 16 KiB header list fits
- * in 2 frames of the minimum size, so 32 is generous; more is the
- * CONTINUATION flood (CVE-2024-27316 class).
- */
-export const MAX_CONTINUATION_FRAMES = 32;
-/**
  * Control frames (SETTINGS ACK, PING ACK, RST_STREAM) we may have queued
  * and not yet written before the peer counts as flooding us: a peer that
  * sends SETTINGS or PING without reading the answers would otherwise grow
@@ -69,10 +70,6 @@ export const MAX_QUEUED_CONTROL_FRAMES = 1000;
  * seeing our RST_STREAM are ignored (RFC 9113 5.1, "closed").
  */
 const RESET_MEMORY = 128;
-/** Queued response bytes per stream above which the sender should wait. */
-export const STREAM_HIGH_WATER = 64 * 1024;
-/** Bytes of frames produced per flush, so streams interleave per write. */
-const FLUSH_BUDGET = 256 * 1024;
 
 /** Options of {@linkcode H2Connection}; see `ServerLimits` for defaults. */
 export interface H2ConnectionOptions {
@@ -97,7 +94,7 @@ export interface H2ConnectionOptions {
   headerTimeoutMs: number;
   /** Overrides {@linkcode MAX_RESETS_PER_WINDOW}. */
   maxResetsPerWindow?: number;
-  /** Overrides {@linkcode MAX_CONTINUATION_FRAMES}. */
+  /** Overrides `MAX_CONTINUATION_FRAMES` of `header_block.ts`. */
   maxContinuationFrames?: number;
   /** Overrides {@linkcode MAX_QUEUED_CONTROL_FRAMES}. */
   maxQueuedControlFrames?: number;
@@ -115,30 +112,29 @@ export interface H2ConnectionEvents {
   data(streamId: number, chunk: Uint8Array | null, end: boolean): void;
   /** The stream ended abnormally: reset by the peer, by us, or by close. */
   reset(streamId: number, code: number): void;
-  /** Queued response data fell below {@linkcode STREAM_HIGH_WATER}. */
+  /** Queued response data fell below `STREAM_HIGH_WATER` (`send_queue.ts`). */
   writable(streamId: number): void;
 }
 
-/** One stream's bookkeeping. */
-class Stream {
+/**
+ * One stream's bookkeeping: its state, its receive side, and the send side
+ * that the send queue works on ({@linkcode QueuedStream}).
+ */
+class Stream implements QueuedStream {
   state: StreamState = StreamState.IDLE;
   readonly send: SendWindow;
-  readonly recv: ReceiveWindow;
-  /** Response chunks waiting for window. */
   queue: Uint8Array[] = [];
-  /** Offset into `queue[0]` already sent. */
   offset = 0;
   queued = 0;
-  /** END_STREAM goes out once the queue is empty. */
   endQueued = false;
   inSendList = false;
   wantsWritable = false;
+  stalledSince = -1;
+  readonly recv: ReceiveWindow;
   /** Request content delivered to the app and not yet consumed. */
   unconsumed = 0;
   contentLength: number | undefined;
   received = 0;
-  /** When the stream began waiting on a zero window, or -1. */
-  stalledSince = -1;
   /** When the peer last sent on the stream. */
   lastReceived = 0;
 
@@ -165,15 +161,6 @@ class IdRing {
   has(id: number): boolean {
     return id !== 0 && this.#ids.includes(id);
   }
-}
-
-/** A header block being assembled from HEADERS and CONTINUATION frames. */
-interface PendingBlock {
-  frame: HeadersFrame;
-  parts: Uint8Array[];
-  bytes: number;
-  continuations: number;
-  startedAt: number;
 }
 
 const Phase = {
@@ -221,7 +208,7 @@ export class H2Connection {
   #options: H2ConnectionOptions;
   #events: H2ConnectionEvents;
   #writer = new FrameWriter();
-  #decoder: HpackDecoder;
+  #headerBlock: HeaderBlockAssembler;
   #encoder = new HpackEncoder();
   #peer: PeerSettings = initialPeerSettings();
   #phase: Phase = Phase.PREFACE;
@@ -232,14 +219,11 @@ export class H2Connection {
   #goawayLastId = -1;
   #peerGoaway = false;
   #recvWindow: ReceiveWindow;
-  #sendWindow = new SendWindow(DEFAULT_WINDOW_SIZE);
+  #sendQueue: SendQueue<Stream>;
   #recvInitial: number;
   #settingsAcked = false;
   #settingsSentAt: number;
   #pending: Uint8Array = EMPTY;
-  #block: PendingBlock | undefined;
-  #sendList: Stream[] = [];
-  #sendHead = 0;
   #recentResets = new IdRing(RESET_MEMORY);
   #recentClosed = new IdRing(RESET_MEMORY);
   #resetCount = 0;
@@ -265,9 +249,13 @@ export class H2Connection {
   ) {
     this.#options = options;
     this.#events = events;
-    this.#decoder = new HpackDecoder({
-      maxTableSize: options.headerTableSize,
-      maxHeaderListSize: options.maxHeaderListSize,
+    this.#headerBlock = new HeaderBlockAssembler(
+      options,
+      (frame, fields) => this.#fieldBlock(frame, fields),
+    );
+    this.#sendQueue = new SendQueue(this.#writer, this.#streams, {
+      ended: (stream) => this.#ended(stream),
+      writable: (streamId) => this.#events.writable(streamId),
     });
     // The WINDOW_UPDATE below opens the connection window to its size.
     this.#recvWindow = new ReceiveWindow(
@@ -413,7 +401,7 @@ export class H2Connection {
           if (!(error instanceof StreamError)) throw error;
           // A stream-level frame error: skip the frame, reset the stream.
           at += size;
-          this.#checkNoBlock();
+          this.#headerBlock.checkOrder(type);
           this.#checkIdle(error.streamId, type);
           this.#resetStream(error.streamId, error.code, true);
           continue;
@@ -470,17 +458,12 @@ export class H2Connection {
     if (stream === undefined || !canSend(stream.state) || stream.endQueued) {
       return;
     }
-    if (chunk.length > 0) {
-      stream.queue.push(chunk);
-      stream.queued += chunk.length;
-    }
-    if (endStream) stream.endQueued = true;
-    this.#schedule(stream);
+    this.#sendQueue.enqueue(stream, chunk, endStream);
   }
 
   /**
    * Asks for a `writable` event once the stream's queue drains below
-   * {@linkcode STREAM_HIGH_WATER}.
+   * `STREAM_HIGH_WATER` (`send_queue.ts`).
    *
    * @param streamId The stream.
    */
@@ -589,8 +572,9 @@ export class H2Connection {
       );
       return;
     }
+    const blockStartedAt = this.#headerBlock.startedAt;
     if (
-      this.#block !== undefined && now - this.#block.startedAt > headerTimeoutMs
+      blockStartedAt !== undefined && now - blockStartedAt > headerTimeoutMs
     ) {
       this.#fail(
         new ConnectionError(
@@ -639,8 +623,7 @@ export class H2Connection {
    * @returns The bytes to write (valid until the next call), or `null`.
    */
   takeOutput(): Uint8Array | null {
-    this.#pump();
-    return this.#writer.take();
+    return this.#sendQueue.take(this.#peer.maxFrameSize, this.#now);
   }
 
   /** Tells the connection a write completed: queued control frames left. */
@@ -662,16 +645,10 @@ export class H2Connection {
   // ---- receiving ----
 
   #frame(frame: Frame): void {
-    if (this.#block !== undefined && frame.type !== FrameType.CONTINUATION) {
-      // RFC 9113 6.2: a header block is a contiguous sequence of frames.
-      throw new ConnectionError(
-        ErrorCode.PROTOCOL_ERROR,
-        "Cannot accept frame: header block not finished",
-      );
-    }
+    this.#headerBlock.checkOrder(frame.type);
     if (this.#phase === Phase.SETTINGS) {
       // RFC 9113 3.4: the client's first frame is SETTINGS.
-      if (frame.type !== FrameType.SETTINGS || (frame as SettingsFrame).ack) {
+      if (frame.type !== FrameType.SETTINGS || frame.ack) {
         throw new ConnectionError(
           ErrorCode.PROTOCOL_ERROR,
           "Cannot start connection: first frame is not SETTINGS",
@@ -681,16 +658,16 @@ export class H2Connection {
     }
     switch (frame.type) {
       case FrameType.DATA:
-        return this.#data(frame as DataFrame);
+        return this.#data(frame);
       case FrameType.HEADERS:
-        return this.#headers(frame as HeadersFrame);
+        return this.#headerBlock.headers(frame, this.#now);
       case FrameType.PRIORITY:
         // RFC 9113 5.3.2: priority signals are parsed and ignored.
         return;
       case FrameType.RST_STREAM:
-        return this.#rstStream(frame as RstStreamFrame);
+        return this.#rstStream(frame);
       case FrameType.SETTINGS:
-        return this.#settings(frame as SettingsFrame);
+        return this.#settings(frame);
       case FrameType.PUSH_PROMISE:
         // RFC 9113 8.4: a client cannot push.
         throw new ConnectionError(
@@ -698,27 +675,14 @@ export class H2Connection {
           "Cannot accept PUSH_PROMISE: clients do not push",
         );
       case FrameType.PING:
-        return this.#ping(frame as PingFrame);
+        return this.#ping(frame);
       case FrameType.GOAWAY:
         return this.#goaway();
       case FrameType.WINDOW_UPDATE:
-        return this.#windowUpdate(frame as WindowUpdateFrame);
+        return this.#windowUpdate(frame);
       case FrameType.CONTINUATION:
-        // RFC 9113 6.10: CONTINUATION only follows an unfinished block.
-        if (this.#block === undefined) {
-          throw new ConnectionError(
-            ErrorCode.PROTOCOL_ERROR,
-            "Cannot accept CONTINUATION: no header block in progress",
-          );
-        }
-        return this.#continuation(
-          frame as {
-            streamId: number;
-            fragment: Uint8Array;
-            endHeaders: boolean;
-          },
-        );
-      default:
+        return this.#headerBlock.continuation(frame);
+      case UNKNOWN_FRAME_TYPE:
         // RFC 9113 5.5: unknown frame types are ignored.
         return;
     }
@@ -733,15 +697,6 @@ export class H2Connection {
       throw new ConnectionError(
         ErrorCode.PROTOCOL_ERROR,
         `Cannot accept frame type ${type} on idle stream ${streamId}`,
-      );
-    }
-  }
-
-  #checkNoBlock(): void {
-    if (this.#block !== undefined) {
-      throw new ConnectionError(
-        ErrorCode.PROTOCOL_ERROR,
-        "Cannot accept frame: header block not finished",
       );
     }
   }
@@ -797,80 +752,13 @@ export class H2Connection {
     }
   }
 
-  #headers(frame: HeadersFrame): void {
-    if (!frame.endHeaders) {
-      this.#block = {
-        frame,
-        parts: [frame.fragment.slice()],
-        bytes: frame.fragment.length,
-        continuations: 0,
-        startedAt: this.#now,
-      };
-      this.#checkBlockSize(this.#block);
-      return;
-    }
-    this.#fieldBlock(frame, frame.fragment);
-  }
-
-  #continuation(
-    frame: { streamId: number; fragment: Uint8Array; endHeaders: boolean },
-  ): void {
-    const block = this.#block!;
-    // RFC 9113 6.10: CONTINUATION continues the same stream's block.
-    if (frame.streamId !== block.frame.streamId) {
-      throw new ConnectionError(
-        ErrorCode.PROTOCOL_ERROR,
-        `Cannot accept CONTINUATION on stream ${frame.streamId}: block of stream ${block.frame.streamId} in progress`,
-      );
-    }
-    block.parts.push(frame.fragment.slice());
-    block.bytes += frame.fragment.length;
-    block.continuations++;
-    this.#checkBlockSize(block);
-    if (!frame.endHeaders) return;
-    this.#block = undefined;
-    const joined = new Uint8Array(block.bytes);
-    let at = 0;
-    for (const part of block.parts) {
-      joined.set(part, at);
-      at += part.length;
-    }
-    this.#fieldBlock(block.frame, joined);
-  }
-
-  #checkBlockSize(block: PendingBlock): void {
-    // CONTINUATION flood: cap the frames and the compressed bytes of one
-    // block. A block larger than twice the decoded list cap cannot decode
-    // into an acceptable list.
-    const maxFrames = this.#options.maxContinuationFrames ??
-      MAX_CONTINUATION_FRAMES;
-    if (
-      block.continuations > maxFrames ||
-      block.bytes >
-        2 * this.#options.maxHeaderListSize + this.#options.maxFrameSize
-    ) {
-      throw new ConnectionError(
-        ErrorCode.ENHANCE_YOUR_CALM,
-        "Cannot accept header block: too many CONTINUATION frames or bytes",
-      );
-    }
-  }
-
-  #decode(block: Uint8Array): string[] | null {
-    try {
-      return this.#decoder.decode(block);
-    } catch (error) {
-      if (!(error instanceof HpackError)) throw error;
-      if (error.code === "HEADER_LIST_TOO_LARGE") return null;
-      // RFC 9113 4.3: a decoding error is a COMPRESSION_ERROR.
-      throw new ConnectionError(ErrorCode.COMPRESSION_ERROR, error.message);
-    }
-  }
-
-  #fieldBlock(frame: HeadersFrame, block: Uint8Array): void {
+  /**
+   * A complete, decoded header block: a new stream's request or an open
+   * stream's trailers. `fields` is `null` for a list over
+   * SETTINGS_MAX_HEADER_LIST_SIZE.
+   */
+  #fieldBlock(frame: HeadersFrame, fields: string[] | null): void {
     const id = frame.streamId;
-    // Decode first: the HPACK state must follow every block (RFC 9113 4.3).
-    const fields = this.#decode(block);
     const stream = this.#streams.get(id);
     if (stream !== undefined) {
       this.#trailers(stream, frame, fields);
@@ -1019,7 +907,7 @@ export class H2Connection {
             "Cannot apply SETTINGS_INITIAL_WINDOW_SIZE: a window exceeds 2^31-1",
           );
         }
-        if (delta > 0) this.#schedule(stream);
+        if (delta > 0) this.#sendQueue.schedule(stream);
       }
     }
     this.#writer.settingsAck();
@@ -1042,14 +930,13 @@ export class H2Connection {
   #windowUpdate(frame: WindowUpdateFrame): void {
     const id = frame.streamId;
     if (id === 0) {
-      if (!this.#sendWindow.grow(frame.increment)) {
+      // Every waiting stream may go on.
+      if (!this.#sendQueue.growWindow(frame.increment)) {
         throw new ConnectionError(
           ErrorCode.FLOW_CONTROL_ERROR,
           "Cannot apply WINDOW_UPDATE: connection window exceeds 2^31-1",
         );
       }
-      // Every waiting stream may go on.
-      for (const stream of this.#streams.values()) this.#schedule(stream);
       return;
     }
     this.#checkIdle(id, FrameType.WINDOW_UPDATE);
@@ -1060,7 +947,7 @@ export class H2Connection {
       this.#resetStream(id, ErrorCode.FLOW_CONTROL_ERROR, true);
       return;
     }
-    this.#schedule(stream);
+    this.#sendQueue.schedule(stream);
   }
 
   // ---- state ----
@@ -1081,8 +968,7 @@ export class H2Connection {
     this.#recentClosed.add(stream.id);
     this.#active--;
     if (this.#active === 0) this.#idleSince = this.#now;
-    stream.queue = [];
-    stream.queued = 0;
+    this.#sendQueue.drop(stream);
     if (stream.unconsumed > 0) {
       this.#consumeConnection(stream.unconsumed);
       stream.unconsumed = 0;
@@ -1163,12 +1049,6 @@ export class H2Connection {
 
   // ---- sending ----
 
-  #schedule(stream: Stream): void {
-    if (stream.inSendList || (stream.queued === 0 && !stream.endQueued)) return;
-    stream.inSendList = true;
-    this.#sendList.push(stream);
-  }
-
   /**
    * Our END_STREAM went out. RFC 9113 8.1: a server that sent a complete
    * response while the request is still open may end it with RST_STREAM
@@ -1181,65 +1061,6 @@ export class H2Connection {
       this.#remember(stream.id);
       this.#forget(stream);
       this.#events.reset(stream.id, ErrorCode.NO_ERROR);
-    }
-  }
-
-  /** Frames queued content, one frame per stream per round (fair). */
-  #pump(): void {
-    const list = this.#sendList;
-    const writer = this.#writer;
-    const maxFrame = this.#peer.maxFrameSize;
-    while (this.#sendHead < list.length && writer.length < FLUSH_BUDGET) {
-      const stream = list[this.#sendHead++]!;
-      stream.inSendList = false;
-      if (!this.#streams.has(stream.id)) continue;
-      if (stream.queued > 0) {
-        const window = Math.min(
-          stream.send.available,
-          this.#sendWindow.available,
-        );
-        if (window <= 0) {
-          if (stream.stalledSince < 0) stream.stalledSince = this.#now;
-          continue;
-        }
-        stream.stalledSince = -1;
-        let n = Math.min(window, maxFrame, stream.queued);
-        const first = stream.queue[0]!;
-        let chunk: Uint8Array;
-        if (first.length - stream.offset <= n) {
-          chunk = stream.offset === 0 ? first : first.subarray(stream.offset);
-          n = chunk.length;
-          stream.queue.shift();
-          stream.offset = 0;
-        } else {
-          chunk = first.subarray(stream.offset, stream.offset + n);
-          stream.offset += n;
-        }
-        stream.queued -= n;
-        stream.send.available -= n;
-        this.#sendWindow.available -= n;
-        const end = stream.queued === 0 && stream.endQueued;
-        writer.data(stream.id, chunk, end);
-        if (end) {
-          this.#ended(stream);
-          continue;
-        }
-        if (stream.wantsWritable && stream.queued < STREAM_HIGH_WATER) {
-          stream.wantsWritable = false;
-          this.#events.writable(stream.id);
-        }
-        this.#schedule(stream);
-      } else if (stream.endQueued) {
-        writer.data(stream.id, EMPTY, true);
-        this.#ended(stream);
-      }
-    }
-    if (this.#sendHead === list.length) {
-      list.length = 0;
-      this.#sendHead = 0;
-    } else if (this.#sendHead > 1024) {
-      list.splice(0, this.#sendHead);
-      this.#sendHead = 0;
     }
   }
 }

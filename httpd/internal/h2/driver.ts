@@ -23,13 +23,10 @@ import {
 } from "../content_length.ts";
 import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
-import {
-  H2Connection,
-  type H2ConnectionEvents,
-  STREAM_HIGH_WATER,
-} from "./conn.ts";
+import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
 import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
+import { STREAM_HIGH_WATER } from "./send_queue.ts";
 import {
   MAX_MAX_FRAME_SIZE,
   MAX_WINDOW_SIZE,

@@ -25,6 +25,15 @@ export const FrameType = {
   CONTINUATION: 0x9,
 } as const;
 
+/**
+ * The `type` of an {@linkcode UnknownFrame}. No wire type is negative, so it
+ * cannot collide with a type defined now or by an extension later; and being
+ * one literal, it keeps {@linkcode Frame} a tagged union in which
+ * `switch (frame.type)` narrows every case. The type read from the wire is
+ * kept in {@linkcode UnknownFrame.wireType}.
+ */
+export const UNKNOWN_FRAME_TYPE = -1;
+
 /** The flags defined by RFC 9113 section 6 (unknown flags are ignored). */
 export const Flags = {
   END_STREAM: 0x1,
@@ -167,15 +176,18 @@ export interface ContinuationFrame {
 
 /** A frame of a type this implementation does not know (RFC 9113 5.5). */
 export interface UnknownFrame {
-  /** The frame type. */
-  type: number;
+  /** Always {@linkcode UNKNOWN_FRAME_TYPE}. */
+  type: typeof UNKNOWN_FRAME_TYPE;
+  /** The frame type read from the wire (10 or above). */
+  wireType: number;
   /** The stream. */
   streamId: number;
-  /** Marks the frame as unknown. */
-  unknown: true;
 }
 
-/** Any decoded frame. */
+/**
+ * Any decoded frame: a tagged union on `type`, so that `switch (frame.type)`
+ * narrows to the frame's interface.
+ */
 export type Frame =
   | DataFrame
   | HeadersFrame
@@ -188,6 +200,14 @@ export type Frame =
   | WindowUpdateFrame
   | ContinuationFrame
   | UnknownFrame;
+
+/**
+ * The frame interface whose `type` is `T`: `FrameOf<typeof FrameType.DATA>`
+ * is {@linkcode DataFrame}.
+ *
+ * @typeParam T A frame type.
+ */
+export type FrameOf<T extends Frame["type"]> = Extract<Frame, { type: T }>;
 
 /** The 9-byte frame header (RFC 9113 section 4.1). */
 export interface FrameHeader {
@@ -483,7 +503,9 @@ export function parsePayload(
   const parser = PARSERS[type];
   // RFC 9113 5.5: "Implementations MUST ignore and discard frames of
   // unknown types."
-  if (parser === undefined) return { type, streamId, unknown: true };
+  if (parser === undefined) {
+    return { type: UNKNOWN_FRAME_TYPE, wireType: type, streamId };
+  }
   return parser(flags, streamId, payload);
 }
 
