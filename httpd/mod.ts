@@ -98,3 +98,11 @@ export {
   type StatusCodeValue,
   statusText,
 } from "./status.ts";
+export {
+  DEFAULT_IDLE_TIMEOUT,
+  DEFAULT_MAX_MESSAGE_SIZE,
+  upgradeWebSocket,
+  type UpgradeWebSocketOptions,
+  type WebSocketUpgrade,
+} from "./upgrade_websocket.ts";
+export { WebSocket } from "./websocket.ts";

@@ -9,7 +9,7 @@
 import type { Body } from "../../body.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest, type Request } from "../../request.ts";
-import type { Response } from "../../response.ts";
+import { Response } from "../../response.ts";
 import type {
   ConnectionDriver,
   ConnectionInfo,
@@ -27,6 +27,13 @@ import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
 import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
 import { STREAM_HIGH_WATER } from "./send_queue.ts";
+import { type StreamIo, WebSocketStream } from "./websocket_stream.ts";
+import type { WsDriver } from "../ws/driver.ts";
+import {
+  createDriver,
+  markExtendedConnect,
+  takeUpgrade,
+} from "../ws/upgrade.ts";
 import {
   MAX_MAX_FRAME_SIZE,
   MAX_WINDOW_SIZE,
@@ -135,6 +142,17 @@ interface StreamContext {
   body: StreamBody | null;
   writable: (() => void) | undefined;
   reset: boolean;
+  /** An extended CONNECT for a WebSocket (RFC 8441), once it opened. */
+  tunnel?: WebSocketTunnel;
+}
+
+/** The WebSocket on an extended CONNECT stream, and what came before it. */
+interface WebSocketTunnel {
+  /** DATA that arrived before the handler answered (bounded by the window). */
+  early: Uint8Array[] | undefined;
+  earlyEnd: boolean;
+  stream: WebSocketStream | undefined;
+  socket: WsDriver | undefined;
 }
 
 class H2Driver implements H2ConnectionEvents {
@@ -155,6 +173,8 @@ class H2Driver implements H2ConnectionEvents {
   #done!: () => void;
   #reading: Promise<void> | undefined;
   #drained: (() => void)[] = [];
+  /** Stream operations for WebSocket tunnels, made on first use. */
+  #io: StreamIo | undefined;
 
   constructor(
     socket: Deno.Conn,
@@ -201,6 +221,10 @@ class H2Driver implements H2ConnectionEvents {
     this.served = {
       shutdown: () => {
         this.#h2.shutdown();
+        // Open WebSockets close with 1001; GOAWAY waits for their streams.
+        for (const ctx of this.#streams.values()) {
+          ctx.tunnel?.socket?.shutdown();
+        }
         this.#flush();
       },
       close: () => this.#close(),
@@ -336,7 +360,12 @@ class H2Driver implements H2ConnectionEvents {
 
   request(id: number, head: RequestHead, endStream: boolean): void {
     const server = this.#server;
-    if (head.method === "CONNECT" || this.#handlers >= this.#maxHandlers) {
+    // RFC 8441: an extended CONNECT opens a WebSocket; handlers see a GET.
+    const websocket = head.protocol === "websocket" && !endStream;
+    if (
+      (head.method === "CONNECT" && !websocket) ||
+      this.#handlers >= this.#maxHandlers
+    ) {
       // CONNECT (RFC 9113 8.5) is not supported; too many running handlers
       // (reset streams included) means the peer must retry later.
       if (head.method === "CONNECT") {
@@ -346,13 +375,22 @@ class H2Driver implements H2ConnectionEvents {
       }
       return;
     }
-    const body = endStream
+    const body = endStream || websocket
       ? null
       : new StreamBody(this, id, head.contentLength);
     const ctx: StreamContext = { body, writable: undefined, reset: false };
+    if (websocket) {
+      ctx.tunnel = {
+        early: undefined,
+        earlyEnd: false,
+        stream: undefined,
+        socket: undefined,
+      };
+      this.#h2.markTunnel(id);
+    }
     this.#streams.set(id, ctx);
     const req = createRequest({
-      method: head.method,
+      method: websocket ? "GET" : head.method,
       target: head.path,
       protocol: "HTTP/2",
       headers: HttpHeaders.fromTrusted(head.names, head.values),
@@ -361,6 +399,7 @@ class H2Driver implements H2ConnectionEvents {
       body,
       bodyLimit: server.limits.maxBodyBytes,
     });
+    if (websocket) markExtendedConnect(req);
     this.#handlers++;
     const result = dispatch(server, req);
     if (result instanceof Promise) {
@@ -371,9 +410,12 @@ class H2Driver implements H2ConnectionEvents {
   }
 
   data(id: number, chunk: Uint8Array | null, end: boolean): void {
-    const body = this.#streams.get(id)?.body;
+    const ctx = this.#streams.get(id);
+    const body = ctx?.body;
     if (body) body.push(chunk, end);
-    else if (chunk !== null) this.consume(id, chunk.length);
+    else if (ctx?.tunnel !== undefined) {
+      this.#tunnelData(ctx.tunnel, chunk, end);
+    } else if (chunk !== null) this.consume(id, chunk.length);
   }
 
   reset(id: number, code: number): void {
@@ -381,6 +423,11 @@ class H2Driver implements H2ConnectionEvents {
     if (ctx === undefined) return;
     ctx.reset = true;
     ctx.body?.abort(code);
+    const tunnel = ctx.tunnel;
+    if (tunnel !== undefined) {
+      this.#streams.delete(id);
+      tunnel.stream?.reset();
+    }
     const wake = ctx.writable;
     ctx.writable = undefined;
     wake?.();
@@ -388,9 +435,94 @@ class H2Driver implements H2ConnectionEvents {
 
   writable(id: number): void {
     const ctx = this.#streams.get(id);
+    ctx?.tunnel?.stream?.writable();
     const wake = ctx?.writable;
     if (ctx) ctx.writable = undefined;
     wake?.();
+  }
+
+  // ---- WebSockets (RFC 8441) ----
+
+  #tunnelData(
+    tunnel: WebSocketTunnel,
+    chunk: Uint8Array | null,
+    end: boolean,
+  ): void {
+    if (tunnel.stream !== undefined) return tunnel.stream.data(chunk, end);
+    // Before the handler answered: kept, and counted against the stream's
+    // window (not consumed), so the peer cannot send more than it allows.
+    if (chunk !== null) (tunnel.early ??= []).push(chunk);
+    if (end) tunnel.earlyEnd = true;
+  }
+
+  /**
+   * Answers an extended CONNECT: the 200 of an accepted WebSocket opens it
+   * on the stream (RFC 8441 section 5); any other 2xx would open a tunnel
+   * nobody serves, so it becomes 501.
+   */
+  #respondTunnel(
+    id: number,
+    ctx: StreamContext,
+    req: Request,
+    res: Response,
+  ): void {
+    const tunnel = ctx.tunnel!;
+    const upgrade = res.status === 200 ? takeUpgrade(res) : undefined;
+    if (upgrade === undefined) {
+      ctx.tunnel = undefined;
+      for (const chunk of tunnel.early ?? []) this.consume(id, chunk.length);
+      if (res.status >= 200 && res.status < 300) {
+        void res.body.cancel();
+        res = Response.text("Not Implemented", { status: 501 });
+      }
+      return this.#sendResponse(id, ctx, req, res);
+    }
+    const h2 = this.#h2;
+    if (ctx.reset || this.#closed || !h2.canSend(id)) {
+      this.#streams.delete(id);
+      return;
+    }
+    const fields: string[] = [":status", "200"];
+    res.headers.forEach((name, value) => {
+      // No length: the content is the tunnel (RFC 9110 section 9.3.6).
+      if (!CONNECTION_SPECIFIC.has(name) && name !== "content-length") {
+        fields.push(name, value);
+      }
+    });
+    if (!res.headers.has("date")) fields.push("date", httpDate());
+    const serverHeader = this.#server.serverHeader;
+    if (!res.headers.has("server")) fields.push("server", serverHeader);
+    if (!res.headers.has("x-service-build")) {
+      fields.push("x-service-build", serverHeader);
+    }
+    h2.respond(id, fields, false);
+    this.scheduleFlush();
+    const socket = createDriver(upgrade, this.#server);
+    const stream = new WebSocketStream(this.#streamIo(), id, socket);
+    tunnel.socket = socket;
+    tunnel.stream = stream;
+    socket.start(stream);
+    const early = tunnel.early;
+    tunnel.early = undefined;
+    for (const chunk of early ?? []) stream.data(chunk, false);
+    if (tunnel.earlyEnd) stream.data(null, true);
+  }
+
+  #streamIo(): StreamIo {
+    return this.#io ??= {
+      send: (id, chunk, end) => {
+        this.#h2.send(id, chunk, end);
+        this.scheduleFlush();
+      },
+      queued: (id) => this.#h2.queued(id),
+      consume: (id, n) => this.consume(id, n),
+      notifyWritable: (id) => this.#h2.notifyWritable(id),
+      reset: (id, code) => {
+        this.#h2.reset(id, code);
+        this.scheduleFlush();
+      },
+      closed: (id) => this.#streams.delete(id),
+    };
   }
 
   // ---- responses ----
@@ -398,7 +530,8 @@ class H2Driver implements H2ConnectionEvents {
   #respond(id: number, ctx: StreamContext, req: Request, res: Response): void {
     this.#handlers--;
     try {
-      this.#sendResponse(id, ctx, req, res);
+      if (ctx.tunnel !== undefined) this.#respondTunnel(id, ctx, req, res);
+      else this.#sendResponse(id, ctx, req, res);
     } catch (error) {
       // A field the encoder refuses (a character above U+00FF): the stream
       // cannot carry this response.

@@ -64,7 +64,8 @@ export interface CloseInfo {
   reason: string;
 }
 
-const decoder = new TextDecoder();
+// A leading U+FEFF belongs to the reason.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Reads a received Close frame's payload (RFC 6455 section 5.5.1): empty,
