@@ -105,4 +105,4 @@ export {
   type UpgradeWebSocketOptions,
   type WebSocketUpgrade,
 } from "./upgrade_websocket.ts";
-export { WebSocket } from "./websocket.ts";
+export { WebSocket, type WebSocketEventHandler } from "./websocket.ts";

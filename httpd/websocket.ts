@@ -29,8 +29,15 @@ export interface WebSocketInit {
   context: RequestContext | undefined;
 }
 
-/** An event handler attribute, as the web's `onmessage`. */
-type Handler<E extends Event> = ((this: WebSocket, event: E) => unknown) | null;
+/**
+ * An event handler attribute of {@linkcode WebSocket}, such as `onmessage`:
+ * a function called with the socket as `this`, or `null`.
+ *
+ * @typeParam E The event type.
+ */
+export type WebSocketEventHandler<E extends Event> =
+  | ((this: WebSocket, event: E) => unknown)
+  | null;
 
 interface HandlerSlot {
   fn: (this: WebSocket, event: Event) => unknown;
@@ -68,10 +75,12 @@ let create: (init: WebSocketInit) => { socket: WebSocket; sink: SocketSink };
  *   },
  * });
  * await server.start();
- * const client = new WebSocket(`ws://127.0.0.1:${server.port}/`);
+ * const client = new globalThis.WebSocket(`ws://127.0.0.1:${server.port}/`);
  * await new Promise((resolve) => (client.onopen = resolve));
  * client.send("ping");
- * const reply = await new Promise((resolve) => (client.onmessage = (e) => resolve(e.data)));
+ * const reply = await new Promise((resolve) => {
+ *   client.onmessage = (e: MessageEvent) => resolve(e.data);
+ * });
  * assert.equal(reply, "ping");
  * client.close();
  * await new Promise((resolve) => (client.onclose = resolve));
@@ -79,13 +88,13 @@ let create: (init: WebSocketInit) => { socket: WebSocket; sink: SocketSink };
  */
 export class WebSocket extends EventTarget {
   /** The connection is not open yet. */
-  static readonly CONNECTING = CONNECTING;
+  static readonly CONNECTING: 0 = CONNECTING;
   /** The connection is open. */
-  static readonly OPEN = OPEN;
+  static readonly OPEN: 1 = OPEN;
   /** The closing handshake is under way. */
-  static readonly CLOSING = CLOSING;
+  static readonly CLOSING: 2 = CLOSING;
   /** The connection is closed. */
-  static readonly CLOSED = CLOSED;
+  static readonly CLOSED: 3 = CLOSED;
   /** The connection is not open yet. */
   readonly CONNECTING: 0 = CONNECTING;
   /** The connection is open. */
@@ -165,38 +174,38 @@ export class WebSocket extends EventTarget {
   }
 
   /** Called when the connection opens. */
-  get onopen(): Handler<Event> {
+  get onopen(): WebSocketEventHandler<Event> {
     return this.#getHandler("open");
   }
 
-  set onopen(fn: Handler<Event>) {
+  set onopen(fn: WebSocketEventHandler<Event>) {
     this.#setHandler("open", fn);
   }
 
   /** Called for each message: `event.data` is a string, Blob or ArrayBuffer. */
-  get onmessage(): Handler<MessageEvent> {
+  get onmessage(): WebSocketEventHandler<MessageEvent> {
     return this.#getHandler("message");
   }
 
-  set onmessage(fn: Handler<MessageEvent>) {
+  set onmessage(fn: WebSocketEventHandler<MessageEvent>) {
     this.#setHandler("message", fn);
   }
 
   /** Called once the connection is closed. */
-  get onclose(): Handler<CloseEvent> {
+  get onclose(): WebSocketEventHandler<CloseEvent> {
     return this.#getHandler("close");
   }
 
-  set onclose(fn: Handler<CloseEvent>) {
+  set onclose(fn: WebSocketEventHandler<CloseEvent>) {
     this.#setHandler("close", fn);
   }
 
   /** Called when the connection fails, before `close`. */
-  get onerror(): Handler<Event> {
+  get onerror(): WebSocketEventHandler<Event> {
     return this.#getHandler("error");
   }
 
-  set onerror(fn: Handler<Event>) {
+  set onerror(fn: WebSocketEventHandler<Event>) {
     this.#setHandler("error", fn);
   }
 
@@ -285,6 +294,13 @@ export class WebSocket extends EventTarget {
     listener: (this: WebSocket, event: WebSocketEventMap[K]) => unknown,
     options?: boolean | AddEventListenerOptions,
   ): void;
+  /**
+   * Adds a listener for any event type, as `EventTarget` does.
+   *
+   * @param type The event type.
+   * @param listener The listener.
+   * @param options Capture, once, passive, signal.
+   */
   override addEventListener(
     type: string,
     listener: EventListenerOrEventListenerObject | null,
@@ -312,6 +328,13 @@ export class WebSocket extends EventTarget {
     listener: (this: WebSocket, event: WebSocketEventMap[K]) => unknown,
     options?: boolean | EventListenerOptions,
   ): void;
+  /**
+   * Removes a listener for any event type, as `EventTarget` does.
+   *
+   * @param type The event type.
+   * @param listener The listener.
+   * @param options Capture.
+   */
   override removeEventListener(
     type: string,
     listener: EventListenerOrEventListenerObject | null,
@@ -369,11 +392,16 @@ export class WebSocket extends EventTarget {
     }
   }
 
-  #getHandler<E extends Event>(type: string): Handler<E> {
-    return (this.#handlers.get(type)?.fn as Handler<E> | undefined) ?? null;
+  #getHandler<E extends Event>(type: string): WebSocketEventHandler<E> {
+    return (this.#handlers.get(type)?.fn as
+      | WebSocketEventHandler<E>
+      | undefined) ?? null;
   }
 
-  #setHandler<E extends Event>(type: string, fn: Handler<E>): void {
+  #setHandler<E extends Event>(
+    type: string,
+    fn: WebSocketEventHandler<E>,
+  ): void {
     const slot = this.#handlers.get(type);
     if (typeof fn !== "function") {
       // Setting null (or a non-function) removes the handler.

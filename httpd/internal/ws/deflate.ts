@@ -114,7 +114,9 @@ function step(
  * const payload = await deflater.compress(new TextEncoder().encode(text));
  * deflater.close();
  * const tail = Uint8Array.of(0, 0, 0xff, 0xff);
- * const plain = zlib.inflateRawSync(new Uint8Array([...payload, ...tail]));
+ * const plain = zlib.inflateRawSync(new Uint8Array([...payload, ...tail]), {
+ *   finishFlush: zlib.constants.Z_SYNC_FLUSH,
+ * });
  * assert.equal(new TextDecoder().decode(plain), text);
  * ```
  */
