@@ -227,6 +227,24 @@ export class WsDriver implements WsTransportEvents, SocketControl, Watched {
     this.#process();
   }
 
+  directTarget(): Uint8Array | undefined {
+    if (this.#discarding || this.#inflating || this.#state === CLOSED) {
+      return undefined;
+    }
+    return this.#receiver.directTarget();
+  }
+
+  receiveDirect(n: number): void {
+    this.#heard = true;
+    try {
+      this.#receiver.receiveDirect(n);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#process();
+  }
+
   drained(): void {
     if (this.#pressured && this.bufferedAmount <= LOW_WATER_MARK) {
       this.#pressured = false;

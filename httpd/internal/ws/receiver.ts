@@ -52,11 +52,17 @@ export interface ReceiverOptions {
 }
 
 /**
- * The first allocation for a message that arrives in pieces; the buffer
- * then doubles as bytes arrive, so memory follows the bytes received, not
- * the length a header claims.
+ * The first allocation for a message that arrives in pieces (or all of a
+ * smaller one); the buffer then doubles as bytes arrive, up to what the
+ * frame declares, so memory follows the bytes received, not the length a
+ * header claims.
  */
-const MIN_MESSAGE_BUFFER = 4096;
+const MIN_MESSAGE_BUFFER = 64 * 1024;
+/**
+ * Payloads with at least this much left to arrive may be read straight
+ * into their message ({@linkcode Receiver.directTarget}): one copy fewer.
+ */
+const DIRECT_READ_MIN = 16 * 1024;
 
 const EMPTY = new Uint8Array(0);
 /** #readHeader's answer when the header is not complete yet. */
@@ -405,33 +411,80 @@ export class Receiver {
     }
   }
 
+  /**
+   * Where the rest of a large payload can be read straight into, so that it
+   * is not copied from a read buffer: a view of the message buffer (grown
+   * as {@linkcode Receiver.push} would grow it). Call
+   * {@linkcode Receiver.receiveDirect} with the count read into it.
+   *
+   * @returns The view, or `undefined` when bytes should be pushed instead.
+   */
+  directTarget(): Uint8Array | undefined {
+    if (
+      !this.#inFrame || this.#remaining < DIRECT_READ_MIN ||
+      isControl(this.#opcode) || this.#pos < this.#input.length
+    ) {
+      return undefined;
+    }
+    const start = this.#messageLength;
+    this.#reserve(start + 1);
+    return this.#message.subarray(
+      start,
+      Math.min(this.#message.length, start + this.#remaining),
+    );
+  }
+
+  /**
+   * Takes bytes read into the view {@linkcode Receiver.directTarget}
+   * returned; `next` then reports what they complete.
+   *
+   * @param n How many bytes were read into it.
+   * @throws {WebSocketProtocolError} 1007 when text stops being UTF-8.
+   */
+  receiveDirect(n: number): void {
+    const start = this.#messageLength;
+    this.#took(start, start + n);
+    this.#phase += n;
+    this.#remaining -= n;
+  }
+
   /** Appends payload bytes to the message, unmasked and, for text, checked. */
   #append(input: Uint8Array, at: number, n: number): void {
     const length = this.#messageLength;
-    const needed = length + n;
-    if (needed > this.#message.length) {
-      // Double as bytes arrive, up to what this frame declares when it is
-      // the last (an unfragmented message ends exactly sized).
-      const cap = this.#fin ? this.#frameEnd : this.#maxMessageSize;
-      const size = Math.min(
-        cap,
-        Math.max(needed, this.#message.length * 2, MIN_MESSAGE_BUFFER),
-      );
-      const grown = new Uint8Array(size);
-      grown.set(this.#message.subarray(0, length));
-      this.#message = grown;
-    }
+    this.#reserve(length + n);
+    this.#message.set(input.subarray(at, at + n), length);
+    this.#took(length, length + n);
+  }
+
+  /** Unmasks and checks bytes just placed in the message buffer. */
+  #took(start: number, end: number): void {
     const message = this.#message;
-    message.set(input.subarray(at, at + n), length);
-    applyMask(message, length, needed, this.#key, this.#phase);
-    this.#messageLength = needed;
+    applyMask(message, start, end, this.#key, this.#phase);
+    this.#messageLength = end;
     if (
       this.#messageOpcode === Opcode.TEXT && !this.#messageCompressed &&
-      !this.#utf8.push(message, length, needed)
+      !this.#utf8.push(message, start, end)
     ) {
       // Fail as soon as the text cannot be UTF-8, not at its end.
       throw invalidText();
     }
+  }
+
+  /** Grows the message buffer to hold at least `required` bytes. */
+  #reserve(required: number): void {
+    const current = this.#message.length;
+    if (required <= current) return;
+    // Double as bytes arrive, up to what this frame declares when it is
+    // the last (an unfragmented message ends exactly sized, so it can be
+    // handed out without a copy).
+    const cap = this.#fin ? this.#frameEnd : this.#maxMessageSize;
+    const size = Math.min(
+      cap,
+      Math.max(required, current * 2, MIN_MESSAGE_BUFFER),
+    );
+    const grown = new Uint8Array(size);
+    grown.set(this.#message.subarray(0, this.#messageLength));
+    this.#message = grown;
   }
 
   #finishMessage(): ReceiveEvent {

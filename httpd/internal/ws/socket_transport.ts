@@ -5,22 +5,23 @@
  *
  * @module
  */
-import {
-  CONNECTION_BUFFER_SIZE,
-  connectionBuffers,
-} from "../conn/buffer_pool.ts";
 import type { DeadlineWatcher, Watched } from "../conn/deadlines.ts";
 import type { WsTransport, WsTransportEvents } from "./types.ts";
 import { watcherFor } from "./watchers.ts";
 
 /**
- * Reads start in a pooled buffer (an idle WebSocket holds only that); a
- * read that fills it switches to this larger one, which bulk transfers
- * need to keep the number of reads down, until reads come back small.
+ * An idle WebSocket holds a read buffer this small (a pending read needs
+ * one); a read that fills it switches to {@linkcode BULK_READ_SIZE}.
  */
-const LARGE_READ_SIZE = 256 * 1024;
+const IDLE_READ_SIZE = 8 * 1024;
+/** The read buffer of a peer that sends in bulk: fewer reads per byte. */
+const BULK_READ_SIZE = 256 * 1024;
+/** Reads this much smaller than the idle buffer, in a row, go back to it. */
+const SHRINK_AFTER_READS = 64;
 /** Queued frames up to this total are joined into one write. */
 const JOIN_LIMIT = 64 * 1024;
+/** How often a pending write is checked for progress. */
+const STALL_CHECK_MS = 1000;
 
 /** Options of {@linkcode SocketTransport}. */
 export interface SocketTransportOptions {
@@ -37,14 +38,20 @@ export class SocketTransport implements WsTransport, Watched {
   #conn: Deno.Conn;
   #events: WsTransportEvents;
   #initial: Uint8Array;
-  #buf = connectionBuffers.acquire();
+  #buf = new Uint8Array(IDLE_READ_SIZE);
+  #smallReads = 0;
   #queue: Uint8Array[] = [];
   #queued = 0;
   #writing = false;
+  /** Writes completed, and the count at the last stall check. */
+  #writes = 0;
+  #writesSeen = 0;
+  #stalledMs = 0;
   #paused = false;
   #wake: (() => void) | undefined;
   #ending = false;
   #writeClosed = false;
+  #lingerUntil = 0;
   #lingerMs = 0;
   #closed = false;
   #sendTimeoutMs: number;
@@ -69,11 +76,15 @@ export class SocketTransport implements WsTransport, Watched {
     this.#initial = initial;
     this.#events = events;
     this.#sendTimeoutMs = options.sendTimeoutMs;
-    this.#watcher = watcherFor(options.sendTimeoutMs);
+    this.#watcher = watcherFor(STALL_CHECK_MS);
   }
 
-  /** Starts reading; the events' `closed` comes once all is released. */
+  /** Starts reading; the events' `transportClosed` comes once all is released. */
   start(): void {
+    // Watched for its whole life: a write is checked for progress once a
+    // second, so writes themselves touch no timer.
+    this.deadline = Date.now() + STALL_CHECK_MS;
+    this.#watcher.add(this);
     void this.#readLoop();
   }
 
@@ -121,13 +132,29 @@ export class SocketTransport implements WsTransport, Watched {
     this.resume();
   }
 
-  expire(): void {
-    // A write stalled past the send timeout, or the linger time is over.
-    this.abort();
+  expire(now: number): void {
+    if (this.#closed) return;
+    if (this.#lingerUntil !== 0 && now >= this.#lingerUntil) {
+      // The peer did not end its side in time after ours.
+      this.abort();
+      return;
+    }
+    if (this.#writing && this.#writes === this.#writesSeen) {
+      this.#stalledMs += STALL_CHECK_MS;
+      if (this.#stalledMs >= this.#sendTimeoutMs) {
+        this.abort();
+        return;
+      }
+    } else {
+      this.#stalledMs = 0;
+    }
+    this.#writesSeen = this.#writes;
+    this.deadline = now + STALL_CHECK_MS;
   }
 
   async #readLoop(): Promise<void> {
     const events = this.#events;
+    const conn = this.#conn;
     try {
       if (this.#initial.length > 0) {
         const initial = this.#initial;
@@ -139,11 +166,24 @@ export class SocketTransport implements WsTransport, Watched {
           await new Promise<void>((resolve) => (this.#wake = resolve));
           continue;
         }
+        if (this.#ending) {
+          // Only the peer's FIN matters now.
+          if ((await conn.read(this.#buf)) === null) break;
+          continue;
+        }
+        // A large payload is read straight into its message.
+        const direct = events.directTarget();
+        if (direct !== undefined) {
+          const n = await conn.read(direct);
+          if (n === null) break;
+          events.receiveDirect(n);
+          continue;
+        }
         const buf = this.#buf;
-        const n = await this.#conn.read(buf);
+        const n = await conn.read(buf);
         if (n === null) break;
-        if (!this.#ending) events.receive(buf.subarray(0, n));
-        this.#sizeBuffer(n);
+        events.receive(n === buf.length ? buf : buf.subarray(0, n));
+        if (!this.#paused) this.#sizeBuffer(n);
       }
     } catch {
       // Reset by the peer, or closed by us.
@@ -152,41 +192,40 @@ export class SocketTransport implements WsTransport, Watched {
       if (!this.#ending) events.ended();
       this.abort();
     }
-    // No read is pending: the pooled buffer can go back.
-    if (this.#buf.length === CONNECTION_BUFFER_SIZE) {
-      connectionBuffers.release(this.#buf);
-    }
     this.#queue = [];
     this.#queued = 0;
     events.transportClosed();
   }
 
-  /** Picks the next read buffer from the size of the last read. */
+  /**
+   * Picks the next read buffer from the size of the last read. Not while
+   * paused: the driver may still be reading the last chunk in place.
+   */
   #sizeBuffer(n: number): void {
     const size = this.#buf.length;
-    if (n === size && size === CONNECTION_BUFFER_SIZE) {
-      // The peer sends in bulk: read more per call. The pooled buffer may
-      // go back now: what the driver kept of it was copied.
-      connectionBuffers.release(this.#buf);
-      this.#buf = new Uint8Array(LARGE_READ_SIZE);
-    } else if (size === LARGE_READ_SIZE && n < CONNECTION_BUFFER_SIZE) {
-      this.#buf = connectionBuffers.acquire();
+    if (size === IDLE_READ_SIZE) {
+      // The peer sends in bulk: read more per call.
+      if (n === size) this.#buf = new Uint8Array(BULK_READ_SIZE);
+    } else if (n < IDLE_READ_SIZE / 2) {
+      if (++this.#smallReads >= SHRINK_AFTER_READS) {
+        this.#buf = new Uint8Array(IDLE_READ_SIZE);
+        this.#smallReads = 0;
+      }
+    } else {
+      this.#smallReads = 0;
     }
   }
 
   async #flush(): Promise<void> {
     this.#writing = true;
+    const conn = this.#conn;
     try {
       while (this.#queue.length > 0 && !this.#closed) {
         const data = this.#takeQueued();
-        this.deadline = Date.now() + this.#sendTimeoutMs;
-        this.#watcher.add(this);
-        let at = 0;
-        while (at < data.length) {
-          at += await this.#conn.write(at === 0 ? data : data.subarray(at));
-        }
+        let at = await conn.write(data);
+        while (at < data.length) at += await conn.write(data.subarray(at));
+        this.#writes++;
         this.#queued -= data.length;
-        this.deadline = 0;
         this.#events.drained();
       }
     } catch {
@@ -194,10 +233,8 @@ export class SocketTransport implements WsTransport, Watched {
       this.abort();
     }
     this.#writing = false;
-    if (!this.#closed) {
-      this.deadline = 0;
-      this.#watcher.delete(this);
-      if (this.#ending && this.#queue.length === 0) this.#shutdownWrite();
+    if (this.#ending && !this.#closed && this.#queue.length === 0) {
+      this.#shutdownWrite();
     }
   }
 
@@ -238,7 +275,6 @@ export class SocketTransport implements WsTransport, Watched {
       this.abort();
       return;
     }
-    this.deadline = Date.now() + this.#lingerMs;
-    this.#watcher.add(this);
+    this.#lingerUntil = Date.now() + this.#lingerMs;
   }
 }

@@ -79,6 +79,13 @@ export interface WsTransport {
 export interface WsTransportEvents {
   /** Bytes arrived; they may be read in place until the call returns. */
   receive(bytes: Uint8Array): void;
+  /**
+   * Where to read the next bytes straight into (the rest of a large
+   * payload), or `undefined` to read into the transport's own buffer.
+   */
+  directTarget(): Uint8Array | undefined;
+  /** `n` bytes were read into the last `directTarget()`. */
+  receiveDirect(n: number): void;
   /** The queue shrank (a write completed or the peer's window opened). */
   drained(): void;
   /** The peer ended its side (EOF, END_STREAM) or the transport failed. */
