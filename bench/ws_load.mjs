@@ -5,7 +5,9 @@
 // Prints one JSON line: { "messages": n, "seconds": s }.
 import net from "node:net";
 
-const [port, kind, connectionsText, secondsText, sizeText] = process.argv.slice(2);
+const [port, kind, connectionsText, secondsText, sizeText] = process.argv.slice(
+  2,
+);
 const connections = Number(connectionsText);
 const seconds = Number(secondsText);
 const size = Number(sizeText);
@@ -54,7 +56,9 @@ function open() {
       if (!upgraded) {
         head += chunk.toString("latin1");
         if (!head.includes("\r\n\r\n")) return;
-        if (!head.startsWith("HTTP/1.1 101")) return reject(new Error(head.split("\r\n")[0]));
+        if (!head.startsWith("HTTP/1.1 101")) {
+          return reject(new Error(head.split("\r\n")[0]));
+        }
         upgraded = true;
         return resolve(socket);
       }

@@ -29,6 +29,8 @@ export interface StreamIo {
 
 /** Carries a WebSocket on an HTTP/2 stream. */
 export class WebSocketStream implements WsTransport {
+  /** HTTP/2 frames are copied out of queued chunks at their own pace. */
+  readonly recyclesFrames = false;
   #io: StreamIo;
   #id: number;
   #events: WsTransportEvents;

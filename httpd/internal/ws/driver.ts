@@ -11,6 +11,7 @@ import { CloseCode, encodeClosePayload } from "./close_code.ts";
 import { MessageDeflater, MessageInflater } from "./deflate.ts";
 import { WebSocketProtocolError } from "./errors.ts";
 import { FIN, headerSize, Opcode, RSV1, writeHeader } from "./frame.ts";
+import { acquireFrame, POOLED_FRAME_MIN } from "./frame_pool.ts";
 import { ReceiveEvent, Receiver } from "./receiver.ts";
 import type {
   PendingUpgrade,
@@ -487,10 +488,17 @@ export class WsDriver implements WsTransportEvents, SocketControl, Watched {
     this.#write(buf.subarray(start, room + written));
   }
 
-  /** Frames a payload (copied) and queues it on the transport. */
+  /**
+   * Frames a payload and queues it on the transport. The payload is copied
+   * (as the web's `send` does: the application may reuse its array), into
+   * a pooled buffer when large and the transport gives buffers back.
+   */
   #writeFrame(first: number, payload: Uint8Array): void {
     const size = headerSize(payload.length, false);
-    const frame = new Uint8Array(size + payload.length);
+    const total = size + payload.length;
+    const frame = total >= POOLED_FRAME_MIN && this.#transport?.recyclesFrames
+      ? acquireFrame(total)
+      : new Uint8Array(total);
     writeHeader(frame, 0, first, payload.length);
     frame.set(payload, size);
     this.#write(frame);

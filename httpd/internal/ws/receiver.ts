@@ -59,6 +59,12 @@ export interface ReceiverOptions {
  */
 const MIN_MESSAGE_BUFFER = 64 * 1024;
 /**
+ * An unfragmented message is given its whole declared size once an eighth
+ * of it arrived: what a connection holds stays within eight times what it
+ * received (or {@linkcode MIN_MESSAGE_BUFFER}).
+ */
+const EXACT_AFTER_SHARE = 8;
+/**
  * Payloads with at least this much left to arrive may be read straight
  * into their message ({@linkcode Receiver.directTarget}): one copy fewer.
  */
@@ -478,10 +484,11 @@ export class Receiver {
     // the last (an unfragmented message ends exactly sized, so it can be
     // handed out without a copy).
     const cap = this.#fin ? this.#frameEnd : this.#maxMessageSize;
-    const size = Math.min(
-      cap,
-      Math.max(required, current * 2, MIN_MESSAGE_BUFFER),
-    );
+    // Once a fair share has arrived, the rest is allocated at once: each
+    // step of a large array costs page faults, not just a copy.
+    const size = this.#fin && cap <= this.#messageLength * EXACT_AFTER_SHARE
+      ? cap
+      : Math.min(cap, Math.max(required, current * 2, MIN_MESSAGE_BUFFER));
     const grown = new Uint8Array(size);
     grown.set(this.#message.subarray(0, this.#messageLength));
     this.#message = grown;

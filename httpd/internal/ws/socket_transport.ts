@@ -6,6 +6,7 @@
  * @module
  */
 import type { DeadlineWatcher, Watched } from "../conn/deadlines.ts";
+import { POOLED_FRAME_MIN, releaseFrame } from "./frame_pool.ts";
 import type { WsTransport, WsTransportEvents } from "./types.ts";
 import { watcherFor } from "./watchers.ts";
 
@@ -35,6 +36,7 @@ export interface SocketTransportOptions {
 /** Carries a WebSocket on a socket. */
 export class SocketTransport implements WsTransport, Watched {
   deadline = 0;
+  readonly recyclesFrames = true;
   #conn: Deno.Conn;
   #events: WsTransportEvents;
   #initial: Uint8Array;
@@ -226,6 +228,8 @@ export class SocketTransport implements WsTransport, Watched {
         while (at < data.length) at += await conn.write(data.subarray(at));
         this.#writes++;
         this.#queued -= data.length;
+        // Written: a pooled frame's buffer can build the next one.
+        if (data.length >= POOLED_FRAME_MIN) releaseFrame(data);
         this.#events.drained();
       }
     } catch {

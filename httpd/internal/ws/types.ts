@@ -62,6 +62,11 @@ export interface WsTransport {
   write(bytes: Uint8Array): void;
   /** Bytes queued and not yet taken by the network or the peer's window. */
   readonly queued: number;
+  /**
+   * Whether written frames from `frame_pool.ts` go back to the pool once
+   * written (the driver then builds large frames there).
+   */
+  readonly recyclesFrames: boolean;
   /** Stops delivering received bytes (the peer's sending stalls). */
   pause(): void;
   /** Delivers received bytes again. */
