@@ -6,10 +6,12 @@
  * sends a message and waits for its echo), then the memory each server
  * holds per idle WebSocket connection.
  *
- * Servers are pinned to core 0 and the load generator (`bench/ws_load.ts`)
- * to core 1 where `taskset` exists. Each server gets 3 alternating rounds
- * and keeps its best figure. Flags: `--seconds N` per run (default 5),
- * `--idle N` connections for the memory figure (default 2000).
+ * Servers are pinned to core 0 and the load generator (`bench/ws_load.mjs`
+ * under Node, else `bench/ws_load.ts`) to core 1 where `taskset` exists.
+ * Each server gets 3 alternating rounds and keeps its best figures: echoes
+ * per second, and the server's CPU time per echo (steadier on a busy
+ * machine). Flags: `--seconds N` per run (default 5), `--idle N`
+ * connections for the memory figure (default 2000).
  *
  * Node + `ws` needs `npm ci --prefix tests/node_clients`; without it the
  * Node column is left out.
@@ -93,19 +95,42 @@ const loads: [string, Load][] = [
   }],
 ];
 
-/** Echoes per second under one load. */
+/**
+ * The load generator: Node's event-driven sockets when Node is there
+ * (cheaper per message than awaiting each read, so one core drives a
+ * server on another), else the same client in Deno.
+ */
+const generator = (await have("node"))
+  ? ["node", "bench/ws_load.mjs"]
+  : [deno, "run", "-A", "bench/ws_load.ts"];
+
+/** CPU time (user + system) of a process, in milliseconds (Linux). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`))
+    .split(") ")[1]!.split(" ");
+  // utime and stime, fields 14 and 15, in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+interface Figure {
+  /** Echoes per second. */
+  rate: number;
+  /** Server CPU time per echo, in microseconds. */
+  cpuUs: number;
+}
+
+/** Echoes per second under one load, and the server's CPU per echo. */
 async function measure(
-  port: number,
+  server: Started,
   load: Load,
   secs: number,
-): Promise<number> {
-  const out = await new Deno.Command(core1[0] ?? deno, {
+): Promise<Figure> {
+  const cpuBefore = await cpuMs(server.pid);
+  const cmd = [...core1, ...generator];
+  const out = await new Deno.Command(cmd[0]!, {
     args: [
-      ...(core1.length ? [...core1.slice(1), deno] : []),
-      "run",
-      "-A",
-      "bench/ws_load.ts",
-      String(port),
+      ...cmd.slice(1),
+      String(server.port),
       load.kind,
       String(load.connections),
       String(secs),
@@ -115,33 +140,37 @@ async function measure(
     stdout: "piped",
     stderr: "inherit",
   }).output();
+  const cpu = (await cpuMs(server.pid)) - cpuBefore;
   const line = new TextDecoder().decode(out.stdout).trim();
   try {
     const { messages, seconds } = JSON.parse(line);
-    return messages / seconds;
+    return { rate: messages / seconds, cpuUs: (cpu * 1000) / messages };
   } catch {
     console.log(`load generator failed: ${line}`);
-    return 0;
+    return { rate: 0, cpuUs: 0 };
   }
 }
 
 const ROUNDS = 3;
-const best = new Map<string, number[]>();
+const best = new Map<string, Figure[]>();
 const started: Started[] = [];
 try {
   for (const [name, cmd] of servers) {
     started.push(await startServer(name, cmd, { cwd: root }));
-    best.set(name, loads.map(() => 0));
+    best.set(name, loads.map(() => ({ rate: 0, cpuUs: Infinity })));
   }
   for (const server of started) {
-    for (const [, load] of loads) await measure(server.port, load, 1); // warm-up
+    for (const [, load] of loads) await measure(server, load, 1); // warm-up
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of started) {
       const figures = best.get(server.name)!;
       for (let i = 0; i < loads.length; i++) {
-        const rate = await measure(server.port, loads[i]![1], seconds);
-        figures[i] = Math.max(figures[i]!, rate);
+        const figure = await measure(server, loads[i]![1], seconds);
+        figures[i] = {
+          rate: Math.max(figures[i]!.rate, figure.rate),
+          cpuUs: Math.min(figures[i]!.cpuUs, figure.cpuUs),
+        };
       }
     }
   }
@@ -189,15 +218,24 @@ const rows = servers.map(([name]) => {
   const figures = best.get(name)!;
   return [
     name,
-    ...figures.flatMap((rate, i) => [
-      Math.round(rate).toLocaleString("en"),
-      ratio(ours[i]!, rate),
+    ...figures.flatMap((figure, i) => [
+      Math.round(figure.rate).toLocaleString("en"),
+      ratio(ours[i]!.rate, figure.rate),
     ]),
     `${memory.get(name)!.toFixed(1)} KiB`,
   ];
 });
+const cpuRows = servers.map(([name]) => [
+  name,
+  ...best.get(name)!.flatMap((figure, i) => [
+    figure.cpuUs.toFixed(1),
+    ratio(figure.cpuUs, ours[i]!.cpuUs),
+  ]),
+]);
 console.log([
-  `WebSocket echo: each connection sends a message and waits for its echo; messages per second (1 MiB: ×1 MiB each way); best of ${ROUNDS} alternating rounds of ${seconds} s.`,
+  `WebSocket echo: each connection sends a message and waits for its echo; echoes per second (1 MiB: 1 MiB each way per echo); best of ${ROUNDS} alternating rounds of ${seconds} s; load from ${
+    generator[0] === "node" ? "Node" : "Deno"
+  } sockets.`,
   `Machine: ${await machine()}; servers on core 0, load generator on core 1.`,
   "",
   table([
@@ -205,4 +243,11 @@ console.log([
     ...loads.flatMap(([name]) => [name, "ours ÷ this"]),
     `RSS per idle socket (${idleCount})`,
   ], rows),
+  "",
+  'Server CPU time (user + system) per echo, µs, lowest of the rounds; "this ÷ ours" above 1 means we use less:',
+  "",
+  table([
+    "server",
+    ...loads.flatMap(([name]) => [name, "this ÷ ours"]),
+  ], cpuRows),
 ].join("\n"));

@@ -60,6 +60,19 @@ export class WebSocketStream implements WsTransport {
     return this.#io.queued(this.#id);
   }
 
+  get stageBuffer(): Uint8Array {
+    throw new TypeError("Cannot stage frames on an HTTP/2 stream");
+  }
+
+  reserve(_max: number): number {
+    // Queued chunks are framed at the peer's pace: each needs its own array.
+    return -1;
+  }
+
+  commit(_n: number): void {
+    throw new TypeError("Cannot stage frames on an HTTP/2 stream");
+  }
+
   write(bytes: Uint8Array): void {
     if (this.#closed || this.#ending) return;
     this.#io.send(this.#id, bytes, false);

@@ -48,8 +48,9 @@ export const LOW_WATER_MARK = 1024 * 1024;
  * saves nothing on them and costs time (the threshold of Node's `ws`).
  */
 export const COMPRESSION_THRESHOLD = 1024;
-/** Text up to this many UTF-16 units is encoded straight into its frame. */
-const INLINE_TEXT = 16 * 1024;
+/** Text up to this many UTF-16 units may be encoded straight into a
+ * transport's staging buffer. */
+const INLINE_TEXT = 2 * 1024;
 
 const OPEN = 1;
 const CLOSING = 2;
@@ -475,28 +476,50 @@ export class WsDriver implements WsTransportEvents, SocketControl, Watched {
   }
 
   #writeText(text: string): void {
-    if (text.length > INLINE_TEXT) {
+    const transport = this.#transport;
+    if (transport === undefined) return;
+    const max = text.length * 3;
+    const room = max < 126 ? 2 : 4;
+    const at = text.length > INLINE_TEXT ? -1 : transport.reserve(room + max);
+    if (at < 0) {
       this.#writeFrame(FIN | Opcode.TEXT, encoder.encode(text));
       return;
     }
-    // Encoded in place after room for the largest header it can need.
-    const room = text.length * 3 < 126 ? 2 : 4;
-    const buf = new Uint8Array(room + text.length * 3);
-    const { written } = encoder.encodeInto(text, buf.subarray(room));
-    const start = room - headerSize(written, false);
-    writeHeader(buf, start, FIN | Opcode.TEXT, written);
-    this.#write(buf.subarray(start, room + written));
+    // Encoded in place after room for the largest header it can need; a
+    // shorter header than that room moves the text down to close the gap.
+    const buf = transport.stageBuffer;
+    const { written } = encoder.encodeInto(
+      text,
+      buf.subarray(at + room, at + room + max),
+    );
+    const size = headerSize(written, false);
+    if (size < room) buf.copyWithin(at + size, at + room, at + room + written);
+    writeHeader(buf, at, FIN | Opcode.TEXT, written);
+    transport.commit(size + written);
+    this.#checkPressure();
   }
 
   /**
    * Frames a payload and queues it on the transport. The payload is copied
-   * (as the web's `send` does: the application may reuse its array), into
-   * a pooled buffer when large and the transport gives buffers back.
+   * (as the web's `send` does: the application may reuse its array): small
+   * frames into the transport's staging buffer, large ones into a pooled
+   * buffer when the transport gives buffers back.
    */
   #writeFrame(first: number, payload: Uint8Array): void {
+    const transport = this.#transport;
+    if (transport === undefined) return;
     const size = headerSize(payload.length, false);
     const total = size + payload.length;
-    const frame = total >= POOLED_FRAME_MIN && this.#transport?.recyclesFrames
+    const at = transport.reserve(total);
+    if (at >= 0) {
+      const buf = transport.stageBuffer;
+      writeHeader(buf, at, first, payload.length);
+      buf.set(payload, at + size);
+      transport.commit(total);
+      this.#checkPressure();
+      return;
+    }
+    const frame = total >= POOLED_FRAME_MIN && transport.recyclesFrames
       ? acquireFrame(total)
       : new Uint8Array(total);
     writeHeader(frame, 0, first, payload.length);
@@ -505,9 +528,11 @@ export class WsDriver implements WsTransportEvents, SocketControl, Watched {
   }
 
   #write(frame: Uint8Array): void {
-    const transport = this.#transport;
-    if (transport === undefined) return;
-    transport.write(frame);
+    this.#transport?.write(frame);
+    this.#checkPressure();
+  }
+
+  #checkPressure(): void {
     if (!this.#pressured && this.bufferedAmount > HIGH_WATER_MARK) {
       this.#pressured = true;
       this.#updateFlow();

@@ -176,8 +176,8 @@ export function maskKey(bytes: Uint8Array, at = 0): number {
     bytes[at + 3]! << 24) >>> 0;
 }
 
-/** Below this length a byte loop beats setting up a 32-bit view. */
-const WORD_MASK_THRESHOLD = 64;
+/** Below this length a byte loop beats allocating a 32-bit view. */
+const WORD_MASK_THRESHOLD = 256;
 
 /**
  * XORs bytes with a masking key in place (RFC 6455 section 5.3): byte `i`

@@ -243,6 +243,8 @@ export class Receiver {
   #readHeader(): ReceiveEvent | typeof NEED_MORE {
     let buf = this.#input;
     let at = this.#pos;
+    // Everything read: the common way out.
+    if (at === buf.length && this.#headerLength === 0) return NEED_MORE;
     if (this.#headerLength > 0 || buf.length - at < 2) {
       // A header split across chunks: gathered in #header.
       if (!this.#gatherHeader(2)) return NEED_MORE;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { connectionBuffers } from "../conn/buffer_pool.ts";
 import type { DeadlineWatcher, Watched } from "../conn/deadlines.ts";
 import { POOLED_FRAME_MIN, releaseFrame } from "./frame_pool.ts";
 import type { WsTransport, WsTransportEvents } from "./types.ts";
@@ -19,10 +20,16 @@ const IDLE_READ_SIZE = 8 * 1024;
 const BULK_READ_SIZE = 256 * 1024;
 /** Reads this much smaller than the idle buffer, in a row, go back to it. */
 const SHRINK_AFTER_READS = 64;
-/** Queued frames up to this total are joined into one write. */
-const JOIN_LIMIT = 64 * 1024;
+/**
+ * Frames up to this size are built in a pooled staging buffer, one after
+ * another, and leave together: no allocation per message.
+ */
+const STAGE_MAX = 8 * 1024;
 /** How often a pending write is checked for progress. */
 const STALL_CHECK_MS = 1000;
+
+/** The pooled buffers that frames were staged in. */
+const stageBuffers = new WeakSet<ArrayBufferLike>();
 
 /** Options of {@linkcode SocketTransport}. */
 export interface SocketTransportOptions {
@@ -42,8 +49,14 @@ export class SocketTransport implements WsTransport, Watched {
   #initial: Uint8Array;
   #buf = new Uint8Array(IDLE_READ_SIZE);
   #smallReads = 0;
+  /** Frames to write, in order; staged bytes follow them. */
   #queue: Uint8Array[] = [];
   #queued = 0;
+  /** The pooled buffer small frames are built in, and how much is used. */
+  #stage: Uint8Array | undefined;
+  #staged = 0;
+  /** A pooled buffer kept for the next stage while a write is pending. */
+  #spare: Uint8Array | undefined;
   #writing = false;
   /** Writes completed, and the count at the last stall check. */
   #writes = 0;
@@ -96,9 +109,43 @@ export class SocketTransport implements WsTransport, Watched {
 
   write(bytes: Uint8Array): void {
     if (this.#closed || this.#writeClosed) return;
+    // What was staged goes first.
+    if (this.#staged > 0) this.#seal();
     this.#queue.push(bytes);
     this.#queued += bytes.length;
     if (!this.#writing) void this.#flush();
+  }
+
+  get stageBuffer(): Uint8Array {
+    return this.#stage!;
+  }
+
+  reserve(max: number): number {
+    if (max > STAGE_MAX || this.#closed || this.#writeClosed) return -1;
+    let stage = this.#stage;
+    if (stage !== undefined && this.#staged + max > stage.length) {
+      this.#seal();
+      stage = undefined;
+    }
+    if (stage === undefined) {
+      stage = this.#stage = this.#spare ?? connectionBuffers.acquire();
+      this.#spare = undefined;
+      stageBuffers.add(stage.buffer);
+    }
+    return this.#staged;
+  }
+
+  commit(n: number): void {
+    this.#staged += n;
+    this.#queued += n;
+    if (!this.#writing) void this.#flush();
+  }
+
+  /** Moves the staged bytes to the queue; later frames stage anew. */
+  #seal(): void {
+    this.#queue.push(this.#stage!.subarray(0, this.#staged));
+    this.#stage = undefined;
+    this.#staged = 0;
   }
 
   pause(): void {
@@ -222,14 +269,18 @@ export class SocketTransport implements WsTransport, Watched {
     this.#writing = true;
     const conn = this.#conn;
     try {
-      while (this.#queue.length > 0 && !this.#closed) {
-        const data = this.#takeQueued();
+      while (!this.#closed) {
+        let data = this.#queue.shift();
+        if (data === undefined) {
+          if (this.#staged === 0) break;
+          this.#seal();
+          data = this.#queue.shift()!;
+        }
         let at = await conn.write(data);
         while (at < data.length) at += await conn.write(data.subarray(at));
         this.#writes++;
         this.#queued -= data.length;
-        // Written: a pooled frame's buffer can build the next one.
-        if (data.length >= POOLED_FRAME_MIN) releaseFrame(data);
+        this.#recycle(data);
         this.#events.drained();
       }
     } catch {
@@ -237,36 +288,25 @@ export class SocketTransport implements WsTransport, Watched {
       this.abort();
     }
     this.#writing = false;
+    if (this.#spare !== undefined && !this.#closed) {
+      // Idle: the pool keeps the buffer, not this socket.
+      connectionBuffers.release(this.#spare);
+      this.#spare = undefined;
+    }
     if (this.#ending && !this.#closed && this.#queue.length === 0) {
       this.#shutdownWrite();
     }
   }
 
-  /** The next write: one frame, or small queued frames joined. */
-  #takeQueued(): Uint8Array {
-    const queue = this.#queue;
-    const first = queue[0]!;
-    if (queue.length === 1 || first.length >= JOIN_LIMIT) {
-      queue.shift();
-      return first;
+  /** A written buffer goes back where it came from. */
+  #recycle(data: Uint8Array): void {
+    if (data.length >= POOLED_FRAME_MIN) {
+      releaseFrame(data);
+    } else if (stageBuffers.has(data.buffer)) {
+      const buffer = new Uint8Array(data.buffer);
+      if (this.#spare === undefined) this.#spare = buffer;
+      else connectionBuffers.release(buffer);
     }
-    let total = 0;
-    let count = 0;
-    while (count < queue.length && total + queue[count]!.length <= JOIN_LIMIT) {
-      total += queue[count]!.length;
-      count++;
-    }
-    if (count <= 1) {
-      queue.shift();
-      return first;
-    }
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const part of queue.splice(0, count)) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
   }
 
   /** Everything is written: FIN, then wait (bounded) for the peer's. */

@@ -67,6 +67,22 @@ export interface WsTransport {
    * written (the driver then builds large frames there).
    */
   readonly recyclesFrames: boolean;
+  /**
+   * Makes room for a small frame at the end of the queue, in
+   * `stageBuffer`: returns the offset to build it at, or -1 when the frame
+   * must be passed to `write` instead. Call `commit` with its size.
+   *
+   * @param max The most bytes the frame will take.
+   */
+  reserve(max: number): number;
+  /** The buffer of the last successful `reserve`. */
+  readonly stageBuffer: Uint8Array;
+  /**
+   * Queues the frame built at the reserved offset.
+   *
+   * @param n Its size, at most what was reserved.
+   */
+  commit(n: number): void;
   /** Stops delivering received bytes (the peer's sending stalls). */
   pause(): void;
   /** Delivers received bytes again. */
