@@ -114,9 +114,12 @@ export class WebSocket extends EventTarget {
   #report: (error: unknown) => void = reportToConsole;
   /** A close() called before the connection opened. */
   #earlyClose: [number | undefined, string] | undefined;
-  #handlers = new Map<string, HandlerSlot>();
+  // Made on first use: an idle socket should cost little.
+  #handlers: Map<string, HandlerSlot> | undefined;
   /** Each listener's wrapper, by type and capture flag. */
-  #wrappers = new WeakMap<object, Map<string, (event: Event) => void>>();
+  #wrappers:
+    | WeakMap<object, Map<string, (event: Event) => void>>
+    | undefined;
 
   static {
     create = (init) => {
@@ -348,7 +351,7 @@ export class WebSocket extends EventTarget {
   ): void {
     if (listener === null) return;
     const key = type + (capture(options) ? "1" : "0");
-    const wrapper = this.#wrappers.get(listener)?.get(key);
+    const wrapper = this.#wrappers?.get(listener)?.get(key);
     if (wrapper !== undefined) {
       super.removeEventListener(type, wrapper, options);
     }
@@ -364,10 +367,11 @@ export class WebSocket extends EventTarget {
     options: boolean | EventListenerOptions | undefined,
   ): (event: Event) => void {
     const key = type + (capture(options) ? "1" : "0");
-    let byType = this.#wrappers.get(listener);
+    const wrappers = this.#wrappers ??= new WeakMap();
+    let byType = wrappers.get(listener);
     if (byType === undefined) {
       byType = new Map();
-      this.#wrappers.set(listener, byType);
+      wrappers.set(listener, byType);
     }
     let wrapper = byType.get(key);
     if (wrapper === undefined) {
@@ -393,7 +397,7 @@ export class WebSocket extends EventTarget {
   }
 
   #getHandler<E extends Event>(type: string): WebSocketEventHandler<E> {
-    return (this.#handlers.get(type)?.fn as
+    return (this.#handlers?.get(type)?.fn as
       | WebSocketEventHandler<E>
       | undefined) ?? null;
   }
@@ -402,12 +406,12 @@ export class WebSocket extends EventTarget {
     type: string,
     fn: WebSocketEventHandler<E>,
   ): void {
-    const slot = this.#handlers.get(type);
+    const slot = this.#handlers?.get(type);
     if (typeof fn !== "function") {
       // Setting null (or a non-function) removes the handler.
       if (slot !== undefined) {
         super.removeEventListener(type, slot.listener);
-        this.#handlers.delete(type);
+        this.#handlers!.delete(type);
       }
       return;
     }
@@ -420,7 +424,7 @@ export class WebSocket extends EventTarget {
       fn: fn as HandlerSlot["fn"],
       listener: (event) => this.#invoke(created.fn, event),
     };
-    this.#handlers.set(type, created);
+    (this.#handlers ??= new Map()).set(type, created);
     super.addEventListener(type, created.listener);
   }
 

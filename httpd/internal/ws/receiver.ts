@@ -130,7 +130,7 @@ export class Receiver {
   #input: Uint8Array = EMPTY;
   #pos = 0;
   /** A frame header split across chunks, gathered here. */
-  #header = new Uint8Array(MAX_HEADER_SIZE);
+  #header: Uint8Array = EMPTY;
   #headerLength = 0;
   /** Once a Close frame arrived nothing more is read (section 5.5.1). */
   #closed = false;
@@ -151,7 +151,8 @@ export class Receiver {
   #message: Uint8Array = EMPTY;
   #messageLength = 0;
   #utf8 = new Utf8Validator();
-  #control = new Uint8Array(MAX_CONTROL_PAYLOAD);
+  /** Made on first use, as #header: most frames arrive whole. */
+  #control: Uint8Array = EMPTY;
   #controlLength = 0;
 
   /**
@@ -213,6 +214,9 @@ export class Receiver {
       const take = Math.min(this.#remaining, available);
       if (isControl(this.#opcode)) {
         const at = this.#controlLength;
+        if (this.#control.length === 0) {
+          this.#control = new Uint8Array(MAX_CONTROL_PAYLOAD);
+        }
         this.#control.set(input.subarray(this.#pos, this.#pos + take), at);
         applyMask(this.#control, at, at + take, this.#key, this.#phase);
         this.#controlLength += take;
@@ -359,6 +363,9 @@ export class Receiver {
     if (have >= need) return true;
     const input = this.#input;
     const take = Math.min(need - have, input.length - this.#pos);
+    if (this.#header.length === 0) {
+      this.#header = new Uint8Array(MAX_HEADER_SIZE);
+    }
     this.#header.set(input.subarray(this.#pos, this.#pos + take), have);
     this.#headerLength += take;
     this.#pos += take;
