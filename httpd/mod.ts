@@ -1,8 +1,8 @@
 /**
  * An embeddable HTTP/1.1 and HTTP/2 server for Deno with its own codecs,
  * over raw `Deno.listen` / `Deno.listenTls` connections: a router with
- * filters, static files with precompressed sidecars, build identification
- * headers and an access log.
+ * filters, WebSockets (`upgradeWebSocket`), static files with precompressed
+ * sidecars, build identification headers and an access log.
  *
  * @example Serve "Hello, World!"
  * ```ts
