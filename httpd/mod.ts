@@ -64,7 +64,7 @@ export {
   type ResponseBodyInit,
   type ResponseInit,
 } from "./response.ts";
-export { RouteGroup, Router } from "./router.ts";
+export { type MountOptions, RouteGroup, Router } from "./router.ts";
 export {
   Server,
   ServerBuilder,
