@@ -204,52 +204,54 @@ export function walkRaw<T>(
     }
   }
   // A parameter never matches an empty segment.
-  if (end === start) return walkWildcard(node, path, start, end, pos, n);
-  const patterns = node.patterns;
-  if (patterns !== null) {
-    const segment = path.slice(start, end);
-    for (let p = 0; p < patterns.length; p++) {
-      const child = patterns[p]!;
-      const groups = captures(child, segment);
-      if (groups === null) continue;
-      const found = walkRaw(child.node, path, end + 1, pos, n + groups.length);
+  if (end > start) {
+    const patterns = node.patterns;
+    if (patterns !== null) {
+      const found = walkPatterns(patterns, path, start, end, pos, n);
+      if (found !== null) return found;
+    }
+    if (node.param !== null) {
+      const found = walkRaw(node.param, path, end + 1, pos, n + 1);
       if (found !== null) {
-        for (let k = 0; k < groups.length; k++) {
-          const at = groups[k]!;
-          pos[2 * (n + k)] = start + at[0];
-          pos[2 * (n + k) + 1] = start + at[1];
-        }
+        pos[2 * n] = start;
+        pos[2 * n + 1] = end;
         return found;
       }
     }
   }
-  if (node.param !== null) {
-    const found = walkRaw(node.param, path, end + 1, pos, n + 1);
-    if (found !== null) {
-      pos[2 * n] = start;
-      pos[2 * n + 1] = end;
-      return found;
-    }
-  }
-  return walkWildcard(node, path, start, end, pos, n);
-}
-
-/** The tail wildcard of `node` for the rest of the path from `start`. */
-function walkWildcard<T>(
-  node: Node<T>,
-  path: string,
-  start: number,
-  end: number,
-  pos: Int32Array,
-  n: number,
-): Route<T> | null {
-  const len = path.length;
   if (node.wildcard !== null) {
     if (path.indexOf("%", end) !== -1) return NEEDS_DECODING as Route<T>;
     // The tail, without the transparent trailing slash.
     pos[2 * n] = start;
     pos[2 * n + 1] = path.charCodeAt(len - 1) === 47 ? len - 1 : len;
     return node.wildcard;
+  }
+  return null;
+}
+
+/** {@linkcode walkRaw} through the pattern children of a node. */
+function walkPatterns<T>(
+  patterns: readonly PatternChild<T>[],
+  path: string,
+  start: number,
+  end: number,
+  pos: Int32Array,
+  n: number,
+): Route<T> | null {
+  const segment = path.slice(start, end);
+  for (let p = 0; p < patterns.length; p++) {
+    const child = patterns[p]!;
+    const groups = captures(child, segment);
+    if (groups === null) continue;
+    const found = walkRaw(child.node, path, end + 1, pos, n + groups.length);
+    if (found !== null) {
+      for (let k = 0; k < groups.length; k++) {
+        const at = groups[k]!;
+        pos[2 * (n + k)] = start + at[0];
+        pos[2 * (n + k) + 1] = start + at[1];
+      }
+      return found;
+    }
   }
   return null;
 }
