@@ -20,7 +20,7 @@ import {
   type RuntimeMetrics,
 } from "@org/metrics";
 import type { MetricsSource } from "./metrics_route.ts";
-import { requestTimerClock } from "./request_timer.ts";
+import { requestMetricsClock } from "../request_metrics.ts";
 
 /** Runtime gauges that read the process or the machine, not one isolate, by scope. */
 export const PROCESS_WIDE_GAUGES: Readonly<
@@ -44,7 +44,7 @@ export interface ServerMetrics extends MetricsSource {
 
 /** Every runtime metric: for the thread serving alone, or the supervisor of workers. */
 export function processMetrics(): ServerMetrics {
-  const registries = new MetricRegistries({ clock: requestTimerClock });
+  const registries = new MetricRegistries({ clock: requestMetricsClock });
   const runtime: RuntimeMetrics = registerRuntimeMetrics({ registries });
   return { registries, close: () => runtime.close() };
 }
@@ -56,7 +56,7 @@ export function processMetrics(): ServerMetrics {
 export function workerMetrics(
   collect: NonNullable<MetricsSource["collect"]>,
 ): ServerMetrics {
-  const registries = new MetricRegistries({ clock: requestTimerClock });
+  const registries = new MetricRegistries({ clock: requestMetricsClock });
   registerRuntimeMetrics({ registries, eventLoopDelay: false }).close();
   for (const scope of ["base", "vendor"] as const) {
     for (const name of PROCESS_WIDE_GAUGES[scope]) {
