@@ -17,7 +17,9 @@
  * (Prometheus `http_server_requests_seconds{mp_scope="vendor"}`, tagged
  * `method`, `status` class such as `2xx`, and `uri`: `static`, `NOT_FOUND`,
  * `REDIRECTION` or PATH, never the raw path) and the runtime metrics. With
- * `--workers N` one scrape shows the sum over all workers.
+ * `--workers N` one scrape shows the sum over all workers. The timer is
+ * published for other servers as `@org/httpd-cli/request-metrics`: a filter
+ * for `@org/httpd` and a wrapper for `Deno.serve` fetch functions.
  *
  * `--workers N` needs Deno's `--unstable-net` (for `SO_REUSEPORT`); the
  * launcher adds it by running itself again when it is missing. A compiled
