@@ -46,11 +46,11 @@ export interface GaugeOptions {
   tags?: TagsInput;
 }
 
-/** The predefined scope names. */
+/** The scope of application metrics (also {@linkcode MetricRegistry.APPLICATION_SCOPE}). */
 export const APPLICATION_SCOPE = "application";
-/** The scope of metrics defined by MicroProfile specifications. */
+/** The scope of metrics defined by MicroProfile specifications (also {@linkcode MetricRegistry.BASE_SCOPE}). */
 export const BASE_SCOPE = "base";
-/** The scope of runtime-specific metrics. */
+/** The scope of runtime-specific metrics (also {@linkcode MetricRegistry.VENDOR_SCOPE}). */
 export const VENDOR_SCOPE = "vendor";
 
 /** Returns the type name of a metric. */
@@ -104,6 +104,46 @@ function compareIds(a: MetricID, b: MetricID): number {
  * ```
  */
 export class MetricRegistry {
+  /**
+   * The scope of application metrics, as MicroProfile's
+   * `MetricRegistry.APPLICATION_SCOPE`.
+   *
+   * @example Name a scope
+   * ```ts
+   * import { getRegistry, MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(getRegistry(MetricRegistry.APPLICATION_SCOPE).scope, "application");
+   * ```
+   */
+  static readonly APPLICATION_SCOPE: "application" = APPLICATION_SCOPE;
+  /**
+   * The scope of metrics defined by MicroProfile specifications, as
+   * MicroProfile's `MetricRegistry.BASE_SCOPE`.
+   *
+   * @example Read the base scope
+   * ```ts
+   * import { MetricRegistries, MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new MetricRegistries().get(MetricRegistry.BASE_SCOPE).scope, "base");
+   * ```
+   */
+  static readonly BASE_SCOPE: "base" = BASE_SCOPE;
+  /**
+   * The scope of runtime-specific metrics, as MicroProfile's
+   * `MetricRegistry.VENDOR_SCOPE`.
+   *
+   * @example Read the vendor scope
+   * ```ts
+   * import { MetricRegistries, MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new MetricRegistries().get(MetricRegistry.VENDOR_SCOPE).scope, "vendor");
+   * ```
+   */
+  static readonly VENDOR_SCOPE: "vendor" = VENDOR_SCOPE;
+
   /** The scope name. */
   readonly scope: string;
   /** The configuration used for new metrics. */
