@@ -4,19 +4,18 @@
  *
  * @module
  */
+import { formatNumber } from "./internal/format.ts";
 import {
-  escapeHelp,
-  escapeLabelValue,
-  formatNumber,
-  sanitizeName,
-} from "./internal/format.ts";
+  cachedName,
+  exposedName,
+  type Family,
+  family,
+  helpOf,
+  labelText,
+  samplePrefix,
+} from "./internal/exposition.ts";
 import { quantileOf } from "./internal/distribution.ts";
-import type {
-  DistributionState,
-  MetricsState,
-  MetricState,
-  SeriesState,
-} from "./state.ts";
+import type { DistributionState, MetricsState, MetricState } from "./state.ts";
 
 /** The `Content-Type` of the text format. */
 export const PROMETHEUS_CONTENT_TYPE =
@@ -49,117 +48,7 @@ export function prometheusName(
   type: MetricState["type"],
   unit: string,
 ): string {
-  let out = sanitizeName(name);
-  const suffix = type === "timer"
-    ? "seconds"
-    : unit === "none" || unit === ""
-    ? ""
-    : sanitizeName(unit);
-  if (suffix !== "" && !out.endsWith("_" + suffix)) {
-    out = (out.endsWith("_") ? out : out + "_") + suffix;
-  }
-  if (type === "counter" && !out.endsWith("_total")) {
-    out = (out.endsWith("_") ? out : out + "_") + "total";
-  }
-  return out;
-}
-
-interface CachedLabels {
-  scope: string;
-  text: string;
-  /** `base{labels} ` of a counter or gauge sample line. */
-  base: string;
-  prefix: string;
-}
-
-/**
- * Label text of live series, keyed by their tag arrays, which the registry
- * keeps as stable objects; states from JSON get fresh arrays and miss.
- */
-const labelCache = new WeakMap<object, CachedLabels>();
-
-/** `k="v",...` with `mp_scope` in its sorted place, without braces. */
-function labelText(series: SeriesState, scope: string): string {
-  const tags = series.tags;
-  const cached = labelCache.get(tags);
-  if (cached !== undefined && cached.scope === scope) return cached.text;
-  let out = "";
-  let placed = false;
-  for (const [n, v] of tags) {
-    if (!placed && n > "mp_scope") {
-      out += `mp_scope="${escapeLabelValue(scope)}",`;
-      placed = true;
-    }
-    out += `${n}="${escapeLabelValue(v)}",`;
-  }
-  if (!placed) out += `mp_scope="${escapeLabelValue(scope)}",`;
-  out = out.slice(0, -1);
-  labelCache.set(tags, { scope, text: out, base: "", prefix: "" });
-  return out;
-}
-
-/** `base{labels} `, the start of a counter or gauge sample line. */
-function samplePrefix(
-  series: SeriesState,
-  scope: string,
-  base: string,
-): string {
-  const cached = labelCache.get(series.tags);
-  if (cached !== undefined && cached.scope === scope && cached.base === base) {
-    return cached.prefix;
-  }
-  const prefix = base + "{" + labelText(series, scope) + "} ";
-  const entry = labelCache.get(series.tags)!;
-  entry.base = base;
-  entry.prefix = prefix;
-  return prefix;
-}
-
-/** Exposed names by type, unit and name: the mapping runs regexes. */
-const nameCache = new Map<string, string>();
-/** Bounds `nameCache`, which normally only sees a process' metric names. */
-const NAME_CACHE_LIMIT = 10_000;
-
-function cachedName(metric: MetricState): string {
-  const key = metric.type + "\u0000" + metric.unit + "\u0000" + metric.name;
-  let name = nameCache.get(key);
-  if (name === undefined) {
-    if (nameCache.size >= NAME_CACHE_LIMIT) nameCache.clear();
-    name = prometheusName(metric.name, metric.type, metric.unit);
-    nameCache.set(key, name);
-  }
-  return name;
-}
-
-/**
- * HELP text: the description, or the MicroProfile name when there is none
- * (the TCK only checks the `# HELP <name>` prefix, and `promtool` flags an
- * empty HELP).
- */
-function helpOf(metric: MetricState): string {
-  return escapeHelp(
-    metric.description === "" ? metric.name : metric.description,
-  );
-}
-
-interface Family {
-  help: string;
-  type: string;
-  lines: string;
-}
-
-function family(
-  families: Map<string, Family>,
-  name: string,
-  help: string,
-  type: string,
-): Family {
-  let f = families.get(name);
-  if (f === undefined) {
-    f = { help, type, lines: "" };
-    families.set(name, f);
-  }
-  return f;
+  return exposedName(name, type, unit);
 }
 
 function writeDistribution(

@@ -14,7 +14,11 @@ import { normalizeTags, tagValuesKey } from "./internal/tags.ts";
 import { MetricsConfig } from "./config.ts";
 import { InvalidNameError, MetricConflictError } from "./errors.ts";
 import { checkScopeName, RESERVED_TAG_NAMES } from "./internal/names.ts";
-import { distributionOf, removedMetrics } from "./internal/access.ts";
+import {
+  counterInternals,
+  distributionOf,
+  removedMetrics,
+} from "./internal/access.ts";
 import { coarseNow } from "./internal/clock.ts";
 import type {
   MetricState,
@@ -53,6 +57,8 @@ export const BASE_SCOPE = "base";
 /** The scope of runtime-specific metrics (also {@linkcode MetricRegistry.VENDOR_SCOPE}). */
 export const VENDOR_SCOPE = "vendor";
 
+const MILLIS_PER_SECOND = 1000;
+
 /** Returns the type name of a metric. */
 function metricType(metric: Metric): MetricType {
   if (metric instanceof Counter) return "counter";
@@ -66,6 +72,8 @@ interface Series {
   metric: Metric;
   /** Published tags: own, global and `mp_app`, sorted. */
   labels: (readonly [string, string])[];
+  /** When the series was registered, in seconds since the Unix epoch. */
+  created: number;
 }
 
 interface Family {
@@ -308,6 +316,7 @@ export class MetricRegistry {
       id,
       metric,
       labels: this.#labels(pairs),
+      created: Date.now() / MILLIS_PER_SECOND,
     });
     return metric;
   }
@@ -592,13 +601,21 @@ export class MetricRegistry {
       for (const s of ordered) {
         const m = s.metric;
         if (m instanceof Counter) {
-          series.push({ tags: s.labels, value: m.getCount() });
+          const entry: SeriesState = {
+            tags: s.labels,
+            value: m.getCount(),
+            created: s.created,
+          };
+          const exemplar = counterInternals.exemplar(m);
+          if (exemplar !== undefined) entry.exemplar = exemplar;
+          series.push(entry);
         } else if (m instanceof Gauge) {
           series.push({ tags: s.labels, value: m.getValue() });
         } else {
           series.push({
             tags: s.labels,
             distribution: distributionOf.get(m)!.state(),
+            created: s.created,
           });
         }
       }

@@ -4,9 +4,16 @@
  * @module
  */
 import type { Distribution } from "./distribution.ts";
+import type { Counter } from "../counter.ts";
+import type { ExemplarState } from "../state.ts";
 
 /** The recording core of each histogram and timer. */
 export const distributionOf: WeakMap<object, Distribution> = new WeakMap();
+
+/** Reads private parts of a counter; set by `Counter`'s static block. */
+export const counterInternals: {
+  exemplar: (counter: Counter) => ExemplarState | undefined;
+} = { exemplar: () => undefined };
 
 /** Metrics removed from their registry; instrumented members refuse them. */
 export const removedMetrics: WeakSet<object> = new WeakSet();
