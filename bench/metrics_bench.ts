@@ -10,6 +10,7 @@ import {
   Counter,
   Histogram,
   MetricRegistries,
+  renderOpenMetrics,
   renderPrometheus,
   Timer,
 } from "@org/metrics";
@@ -19,6 +20,17 @@ const PERCENTILES = [0.5, 0.75, 0.95, 0.98, 0.99, 0.999];
 /** Labels cycle through this many combinations, like prom-client's own suite. */
 const LABEL_COMBINATIONS = 64;
 const SERIES_TO_RENDER = 10_000;
+
+/**
+ * A prom-client registry writing OpenMetrics. Its constructor takes the
+ * content type, which prom-client's type declarations leave out.
+ */
+function openMetricsRegistry(): client.Registry<client.OpenMetricsContentType> {
+  const Registry = client.Registry as unknown as new (
+    contentType: client.OpenMetricsContentType,
+  ) => client.Registry<client.OpenMetricsContentType>;
+  return new Registry(client.Registry.OPENMETRICS_CONTENT_TYPE);
+}
 
 // ---------------------------------------------------------------- counter inc
 const ourCounter = new Counter();
@@ -42,6 +54,32 @@ Deno.bench({
   group: "counter increment",
   fn() {
     promCounter.inc();
+  },
+});
+
+// ------------------------------------------------ increment with an exemplar
+const exemplarCounter = new Counter();
+const promExemplarRegistry = openMetricsRegistry();
+const promExemplarCounter = new client.Counter({
+  name: "ce",
+  help: "h",
+  registers: [promExemplarRegistry],
+  enableExemplars: true,
+});
+const trace = { trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" };
+Deno.bench({
+  name: "@org/metrics counter.inc(1, { trace_id })",
+  group: "counter increment with an exemplar",
+  baseline: true,
+  fn() {
+    exemplarCounter.inc(1, trace);
+  },
+});
+Deno.bench({
+  name: "prom-client counter.inc({ value: 1, exemplarLabels })",
+  group: "counter increment with an exemplar",
+  fn() {
+    promExemplarCounter.inc({ value: 1, exemplarLabels: trace });
   },
 });
 
@@ -198,6 +236,42 @@ Deno.bench({
   group: "render 10,000 series",
   async fn() {
     await promRender.metrics();
+  },
+});
+
+// ------------------------------------------ OpenMetrics, 10,000 series
+const promOpenMetrics = openMetricsRegistry();
+const promOpenMetricsCounters = Array.from(
+  { length: 100 },
+  (_, i) =>
+    new client.Counter({
+      name: `family_${i}`,
+      help: "h",
+      labelNames: ["series"],
+      registers: [promOpenMetrics],
+    }),
+);
+for (const [f, promCounter] of promOpenMetricsCounters.entries()) {
+  for (let s = 0; s < SERIES_TO_RENDER / 100; s++) {
+    promCounter.inc({ series: String(s) }, s * 100 + f);
+  }
+}
+if (!(await promOpenMetrics.metrics()).endsWith("# EOF\n")) {
+  throw new Error("Cannot compare: prom-client did not write OpenMetrics");
+}
+Deno.bench({
+  name: "@org/metrics renderOpenMetrics(state()) 10k series",
+  group: "OpenMetrics 10,000 series",
+  baseline: true,
+  fn() {
+    renderOpenMetrics(renderRegistries.state());
+  },
+});
+Deno.bench({
+  name: "prom-client OpenMetrics registry.metrics() 10k series",
+  group: "OpenMetrics 10,000 series",
+  async fn() {
+    await promOpenMetrics.metrics();
   },
 });
 

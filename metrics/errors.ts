@@ -20,6 +20,7 @@
  *   removed from its registry (MicroProfile's `IllegalStateException`).
  * - `INVALID_GAUGE`: a gauge member does not return a number.
  * - `INVALID_DECORATOR`: a decorator was applied where it has no meaning.
+ * - `READ_ONLY_COUNTER`: a counter read from a function was incremented.
  * - `INVALID_EXEMPLAR`: exemplar labels break OpenMetrics' rules (a name
  *   outside `[a-zA-Z_][a-zA-Z0-9_]*`, or more than 128 characters in all).
  * - `PUSH_FAILED`: a Pushgateway refused a push or could not be reached.
@@ -34,6 +35,7 @@ export type MetricsErrorCode =
   | "METRIC_REMOVED"
   | "INVALID_GAUGE"
   | "INVALID_DECORATOR"
+  | "READ_ONLY_COUNTER"
   | "INVALID_EXEMPLAR"
   | "PUSH_FAILED";
 
@@ -157,11 +159,16 @@ export class MetricStateError extends MetricsError {
   /**
    * Creates the error.
    *
-   * @param code `METRIC_REMOVED`, `INVALID_GAUGE` or `INVALID_DECORATOR`.
+   * @param code `METRIC_REMOVED`, `INVALID_GAUGE`, `INVALID_DECORATOR` or
+   * `READ_ONLY_COUNTER`.
    * @param message A sentence-case message without a final period.
    */
   constructor(
-    code: "METRIC_REMOVED" | "INVALID_GAUGE" | "INVALID_DECORATOR",
+    code:
+      | "METRIC_REMOVED"
+      | "INVALID_GAUGE"
+      | "INVALID_DECORATOR"
+      | "READ_ONLY_COUNTER",
     message: string,
   ) {
     super(code, message);

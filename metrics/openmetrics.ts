@@ -16,6 +16,7 @@ import {
   cachedName,
   labelCache,
   labelText,
+  sampleEntry,
   samplePrefix,
 } from "./internal/exposition.ts";
 import { quantileOf } from "./internal/distribution.ts";
@@ -228,9 +229,12 @@ export function renderOpenMetrics(state: MetricsState): string {
         let lines = "";
         for (const s of metric.series) {
           const value = typeof s.value === "number" ? s.value : NaN;
-          lines += samplePrefix(s, scope.scope, exposed) + formatNumber(value) +
+          const entry = sampleEntry(s, scope.scope, exposed);
+          lines += entry.prefix + formatNumber(value) +
             (s.exemplar ? exemplarText(s.exemplar, 1) : "") + "\n" +
-            createdLine(s, scope.scope, name);
+            (entry.createdFamily === name && entry.createdAt === s.created
+              ? entry.createdLine
+              : createdLine(s, scope.scope, name));
         }
         f.lines += lines;
       } else if (metric.type === "gauge") {

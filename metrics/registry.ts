@@ -7,6 +7,7 @@ import { Counter } from "./counter.ts";
 import { Gauge } from "./gauge.ts";
 import { Histogram } from "./histogram.ts";
 import { Timer } from "./timer.ts";
+import { FunctionCounter } from "./internal/function_counter.ts";
 import { Metadata } from "./metadata.ts";
 import { MetricID } from "./metric_id.ts";
 import type { TagsInput } from "./tag.ts";
@@ -188,6 +189,46 @@ export class MetricRegistry {
   }
 
   /**
+   * Returns the counter with this name and tags, registering one whose count
+   * is read from `supplier` if it does not exist yet: for totals kept
+   * elsewhere, such as CPU seconds or bytes sent. Its `inc()` throws
+   * {@linkcode MetricStateError} (`READ_ONLY_COUNTER`); a supplier that
+   * throws reads as NaN. An existing counter keeps its own source.
+   *
+   * @example Publish a total kept by something else
+   * ```ts
+   * import { MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * const socket = { bytesSent: 0 };
+   * const registry = new MetricRegistry("vendor");
+   * const sent = registry.functionCounter("socket.sent", () => socket.bytesSent);
+   * socket.bytesSent += 512;
+   * assert.equal(sent.getCount(), 512);
+   * assert.throws(() => sent.inc());
+   * ```
+   *
+   * @param name A name, a {@linkcode Metadata}, or a {@linkcode MetricID}.
+   * @param supplier Returns the current total; called on every read.
+   * @param options The tags.
+   * @returns The counter.
+   * @throws {MetricConflictError} When the name is registered incompatibly.
+   * @throws {InvalidNameError} On an invalid or reserved tag name.
+   */
+  functionCounter(
+    name: MetricName,
+    supplier: () => number | bigint,
+    options: GaugeOptions = {},
+  ): Counter {
+    return this.#getOrCreate(
+      "counter",
+      name,
+      options.tags,
+      supplier,
+    ) as Counter;
+  }
+
+  /**
    * Returns the histogram with this name and tags, registering it if needed
    * with the configured percentiles and buckets.
    *
@@ -328,7 +369,7 @@ export class MetricRegistry {
   ): Metric {
     switch (type) {
       case "counter":
-        return new Counter();
+        return supplier ? new FunctionCounter(supplier) : new Counter();
       case "gauge":
         return new Gauge(supplier!);
       case "histogram":

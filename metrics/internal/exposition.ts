@@ -84,15 +84,24 @@ export function samplePrefix(
   scope: string,
   base: string,
 ): string {
+  return sampleEntry(series, scope, base).prefix;
+}
+
+/** The cache entry of a series, its `prefix` set for `base`. */
+export function sampleEntry(
+  series: SeriesState,
+  scope: string,
+  base: string,
+): CachedLabels {
   const cached = labelCache.get(series.tags);
   if (cached !== undefined && cached.scope === scope && cached.base === base) {
-    return cached.prefix;
+    return cached;
   }
   const prefix = base + "{" + labelText(series, scope) + "} ";
   const entry = labelCache.get(series.tags)!;
   entry.base = base;
   entry.prefix = prefix;
-  return prefix;
+  return entry;
 }
 
 /** Exposed names by type, unit and name: the mapping runs regexes. */
