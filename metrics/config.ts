@@ -172,7 +172,7 @@ export class MetricsConfig {
    * another thread can build the same configuration with
    * `new MetricsConfig(values)`.
    */
-  readonly values: MetricsConfigValues;
+  readonly values: Readonly<Record<string, string>>;
   readonly #rules: Record<DistributionKind, DistributionRule[]>;
 
   /**

@@ -50,7 +50,9 @@ scope.onmessage = async (event) => {
   const message = event.data;
   if (message.type === "start") {
     workerId = message.id;
-    if (message.config.metrics !== undefined) metrics = workerMetrics(collect);
+    if (message.config.metrics !== undefined) {
+      metrics = workerMetrics(collect, message.config.metricsProperties);
+    }
     try {
       server = await startServer(message.config, {
         workerId: message.id,
