@@ -35,6 +35,7 @@ export * from "./state.ts";
 export * from "./exemplar.ts";
 export * from "./prometheus.ts";
 export * from "./openmetrics.ts";
+export * from "./push.ts";
 export * from "./json.ts";
 export * from "./endpoint.ts";
 export * from "./runtime.ts";

@@ -4,24 +4,13 @@
  *
  * @module
  */
-import { formatNumber } from "./internal/format.ts";
-import {
-  cachedName,
-  exposedName,
-  type Family,
-  family,
-  helpOf,
-  labelText,
-  samplePrefix,
-} from "./internal/exposition.ts";
-import { quantileOf } from "./internal/distribution.ts";
-import type { DistributionState, MetricsState, MetricState } from "./state.ts";
+import { exposedName } from "./internal/exposition.ts";
+import { renderText } from "./internal/text_format.ts";
+import type { MetricsState, MetricState } from "./state.ts";
 
 /** The `Content-Type` of the text format. */
 export const PROMETHEUS_CONTENT_TYPE =
   "text/plain; version=0.0.4; charset=utf-8";
-
-const NANOS_PER_SECOND = 1e9;
 
 /**
  * The exposed base name of a metric: the sanitized name, the unit suffix
@@ -51,44 +40,6 @@ export function prometheusName(
   return exposedName(name, type, unit);
 }
 
-function writeDistribution(
-  families: Map<string, Family>,
-  base: string,
-  metric: MetricState,
-  labels: string,
-  d: DistributionState,
-): void {
-  const scale = metric.type === "timer" ? NANOS_PER_SECOND : 1;
-  const help = helpOf(metric);
-  const f = family(
-    families,
-    base,
-    help,
-    d.buckets.length > 0 ? "histogram" : "summary",
-  );
-  const window = { n: d.windowCount, min: d.min, max: d.max };
-  let lines = "";
-  for (const q of d.percentiles) {
-    lines += `${base}{${labels},quantile="${formatNumber(q)}"} ${
-      formatNumber(quantileOf(d.sketch, q, window) / scale)
-    }\n`;
-  }
-  // `bucketCounts` holds one cumulative count per bound.
-  for (const [i, bound] of d.buckets.entries()) {
-    lines += `${base}_bucket{${labels},le="${formatNumber(bound / scale)}"} ${
-      formatNumber(d.bucketCounts[i]!)
-    }\n`;
-  }
-  if (d.buckets.length > 0) {
-    lines += `${base}_bucket{${labels},le="+Inf"} ${formatNumber(d.count)}\n`;
-  }
-  lines += `${base}_count{${labels}} ${formatNumber(d.count)}\n`;
-  lines += `${base}_sum{${labels}} ${formatNumber(d.sum / scale)}\n`;
-  f.lines += lines;
-  family(families, base + "_max", help, "gauge").lines +=
-    `${base}_max{${labels}} ${formatNumber(d.max / scale)}\n`;
-}
-
 /**
  * Renders a state in the Prometheus text format 0.0.4: `# HELP` and `# TYPE`
  * once per family (families of the same exposed name from several scopes are
@@ -113,35 +64,5 @@ function writeDistribution(
  * @returns The exposition text; empty when there is no metric.
  */
 export function renderPrometheus(state: MetricsState): string {
-  const families = new Map<string, Family>();
-  for (const scope of state.scopes) {
-    for (const metric of scope.metrics) {
-      const base = cachedName(metric);
-      if (metric.type === "counter" || metric.type === "gauge") {
-        const f = family(families, base, helpOf(metric), metric.type);
-        let lines = "";
-        for (const s of metric.series) {
-          lines += samplePrefix(s, scope.scope, base) +
-            formatNumber(typeof s.value === "number" ? s.value : NaN) + "\n";
-        }
-        f.lines += lines;
-      } else {
-        for (const s of metric.series) {
-          if (s.distribution === undefined) continue;
-          writeDistribution(
-            families,
-            base,
-            metric,
-            labelText(s, scope.scope),
-            s.distribution,
-          );
-        }
-      }
-    }
-  }
-  let out = "";
-  for (const [name, f] of families) {
-    out += `# HELP ${name} ${f.help}\n# TYPE ${name} ${f.type}\n` + f.lines;
-  }
-  return out;
+  return renderText(state, false);
 }
