@@ -8,6 +8,7 @@ import { InvalidNameError } from "../errors.ts";
 import { EXEMPLAR_MAX_CHARACTERS, type ExemplarLabels } from "../exemplar.ts";
 import type { ExemplarState } from "../state.ts";
 import { NAME_PATTERN } from "./names.ts";
+import { coarseNow } from "./clock.ts";
 
 const MILLIS_PER_SECOND = 1000;
 
@@ -21,20 +22,49 @@ export function makeExemplar(
   value: number,
 ): ExemplarState {
   const pairs: [string, string][] = [];
-  let characters = 0;
+  let length = 0;
   for (const name in labels) {
-    if (!Object.hasOwn(labels, name)) continue;
     const labelValue = labels[name];
-    if (typeof labelValue !== "string") continue;
-    if (!NAME_PATTERN.test(name)) {
-      throw new InvalidNameError(
-        "INVALID_EXEMPLAR",
-        `Cannot use exemplar label "${name}": it must match [a-zA-Z_][a-zA-Z0-9_]*`,
-      );
+    if (typeof labelValue !== "string" || !Object.hasOwn(labels, name)) {
+      continue;
     }
-    for (const _ of name) characters++;
-    for (const _ of labelValue) characters++;
+    if (!checkedNames.has(name)) checkName(name);
+    length += name.length + labelValue.length;
     pairs.push([name, labelValue]);
+  }
+  // UTF-16 length bounds the code points from above: count them only when
+  // it is over the limit.
+  if (length > EXEMPLAR_MAX_CHARACTERS) checkLength(pairs);
+  return {
+    labels: pairs,
+    value,
+    // The task's cached clock: reading the system clock would cost more
+    // than the rest of the exemplar.
+    timestamp: (performance.timeOrigin + coarseNow()) / MILLIS_PER_SECOND,
+  };
+}
+
+/** Names already checked; label names are few and repeat on every call. */
+const checkedNames = new Set<string>();
+/** Bounds `checkedNames` against callers that invent names. */
+const CHECKED_NAMES_LIMIT = 1000;
+
+function checkName(name: string): void {
+  if (!NAME_PATTERN.test(name)) {
+    throw new InvalidNameError(
+      "INVALID_EXEMPLAR",
+      `Cannot use exemplar label "${name}": it must match [a-zA-Z_][a-zA-Z0-9_]*`,
+    );
+  }
+  if (checkedNames.size >= CHECKED_NAMES_LIMIT) checkedNames.clear();
+  checkedNames.add(name);
+}
+
+function checkLength(pairs: readonly (readonly [string, string])[]): void {
+  let characters = 0;
+  for (const [name, value] of pairs) {
+    for (const _ of name) characters++;
+    for (const _ of value) characters++;
   }
   if (characters > EXEMPLAR_MAX_CHARACTERS) {
     throw new InvalidNameError(
@@ -42,9 +72,4 @@ export function makeExemplar(
       `Cannot use exemplar labels of ${characters} characters: OpenMetrics allows ${EXEMPLAR_MAX_CHARACTERS}`,
     );
   }
-  return {
-    labels: pairs,
-    value,
-    timestamp: Date.now() / MILLIS_PER_SECOND,
-  };
 }
