@@ -56,7 +56,10 @@ export class Counter {
       throw new RangeError(`Cannot increment a counter by "${n}": negative`);
     }
     // Checked before counting: a refused exemplar leaves the count alone.
-    if (exemplar !== undefined) this.#exemplar = makeExemplar(exemplar, n);
+    if (exemplar !== undefined) {
+      this.#exemplar = makeExemplar(exemplar, n);
+      counterInternals.exemplars = true;
+    }
     this.#count += n;
   }
 

@@ -98,9 +98,9 @@ function createdLine(
   ) {
     return cached.createdLine;
   }
-  const line = `${familyName}_created{${labelText(series, scope)}} ${
-    formatTimestamp(created)
-  }\n`;
+  const line = `${familyName}_created{${
+    labelText(series, scope)
+  }} ${created}\n`;
   const entry = labelCache.get(series.tags)!;
   entry.createdLine = line;
   entry.createdFamily = familyName;

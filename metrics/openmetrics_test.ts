@@ -125,8 +125,8 @@ Deno.test("renderOpenMetrics() of an empty state is # EOF alone; merged states k
   one.get().counter("c").inc();
   two.get().counter("c").inc(2, { span_id: "s" });
   const [a, b] = [one.state(), two.state()];
-  const createdA = a.scopes[0]?.metrics[0]?.series[0]?.created ?? NaN;
-  const createdB = b.scopes[0]?.metrics[0]?.series[0]?.created ?? NaN;
+  const createdA = Number(a.scopes[0]?.metrics[0]?.series[0]?.created);
+  const createdB = Number(b.scopes[0]?.metrics[0]?.series[0]?.created);
   const text = renderOpenMetrics(
     mergeStates([a, JSON.parse(JSON.stringify(b))]),
   );

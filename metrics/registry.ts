@@ -21,6 +21,7 @@ import {
   removedMetrics,
 } from "./internal/access.ts";
 import { coarseNow } from "./internal/clock.ts";
+import { formatTimestamp } from "./internal/format.ts";
 import type {
   MetricState,
   MetricType,
@@ -73,8 +74,8 @@ interface Series {
   metric: Metric;
   /** Published tags: own, global and `mp_app`, sorted. */
   labels: (readonly [string, string])[];
-  /** When the series was registered, in seconds since the Unix epoch. */
-  created: number;
+  /** When the series was registered: seconds since the Unix epoch, as text. */
+  created: string;
 }
 
 interface Family {
@@ -357,7 +358,7 @@ export class MetricRegistry {
       id,
       metric,
       labels: this.#labels(pairs),
-      created: Date.now() / MILLIS_PER_SECOND,
+      created: formatTimestamp(Date.now() / MILLIS_PER_SECOND),
     });
     return metric;
   }
@@ -647,8 +648,10 @@ export class MetricRegistry {
             value: m.getCount(),
             created: s.created,
           };
-          const exemplar = counterInternals.exemplar(m);
-          if (exemplar !== undefined) entry.exemplar = exemplar;
+          if (counterInternals.exemplars) {
+            const exemplar = counterInternals.exemplar(m);
+            if (exemplar !== undefined) entry.exemplar = exemplar;
+          }
           series.push(entry);
         } else if (m instanceof Gauge) {
           series.push({ tags: s.labels, value: m.getValue() });

@@ -96,10 +96,12 @@ export interface SeriesState {
   /** Histogram or timer state. */
   distribution?: DistributionState;
   /**
-   * When the series was created, in seconds since the Unix epoch (counters,
-   * histograms and timers); OpenMetrics publishes it as `_created`.
+   * When the series was created (counters, histograms and timers): seconds
+   * since the Unix epoch in decimal text with milliseconds, such as
+   * `"1764012345.123"`, as OpenMetrics' `_created` publishes it. Text, so a
+   * scrape allocates no number per series.
    */
-  created?: number;
+  created?: string;
   /** The latest exemplar of a counter. */
   exemplar?: ExemplarState;
 }
@@ -311,10 +313,12 @@ export function mergeStates(states: readonly MetricsState[]): MetricsState {
             existing.value = numberOrNaN(existing.value) + numberOrNaN(s.value);
           }
           // The earliest creation and the latest exemplar of any worker.
-          if (s.created !== undefined) {
-            existing.created = existing.created === undefined
-              ? s.created
-              : Math.min(existing.created, s.created);
+          if (
+            s.created !== undefined &&
+            (existing.created === undefined ||
+              Number(s.created) < Number(existing.created))
+          ) {
+            existing.created = s.created;
           }
           const exemplar = latest(existing.exemplar, s.exemplar);
           if (exemplar) existing.exemplar = exemplar;

@@ -41,7 +41,7 @@ export interface CachedLabels {
   /** The OpenMetrics `_created` line, for family `createdFamily` and time `createdAt`. */
   createdLine: string;
   createdFamily: string;
-  createdAt: number;
+  createdAt: string;
 }
 
 /**
@@ -73,7 +73,7 @@ export function labelText(series: SeriesState, scope: string): string {
     prefix: "",
     createdLine: "",
     createdFamily: "",
-    createdAt: NaN,
+    createdAt: "",
   });
   return out;
 }
