@@ -17,7 +17,7 @@ import {
   labelCache,
   labelText,
   sampleEntry,
-  samplePrefix,
+  valueLines,
 } from "./internal/exposition.ts";
 import { quantileOf } from "./internal/distribution.ts";
 import type {
@@ -238,19 +238,8 @@ export function renderOpenMetrics(state: MetricsState): string {
         }
         f.lines += lines;
       } else if (metric.type === "gauge") {
-        const f = family(
-          families,
-          exposed,
-          "gauge",
-          unitOf(metric),
-          helpOf(metric),
-        );
-        let lines = "";
-        for (const s of metric.series) {
-          lines += samplePrefix(s, scope.scope, exposed) +
-            formatNumber(typeof s.value === "number" ? s.value : NaN) + "\n";
-        }
-        f.lines += lines;
+        family(families, exposed, "gauge", unitOf(metric), helpOf(metric))
+          .lines += valueLines(metric.series, scope.scope, exposed);
       } else {
         for (const s of metric.series) {
           if (s.distribution === undefined) continue;

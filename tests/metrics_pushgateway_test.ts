@@ -8,11 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { MetricRegistries, PushError, pushToGateway } from "@org/metrics";
-import {
-  findBinary,
-  freePort,
-  startServer,
-} from "./support/prometheus_server.ts";
+import { findBinary, startServer } from "./support/prometheus_server.ts";
+import { freePort } from "./cli_launcher.ts";
 
 const PUSHGATEWAY = findBinary("prometheus-pushgateway") ??
   findBinary("pushgateway");
@@ -20,6 +17,14 @@ if (PUSHGATEWAY === undefined) {
   console.warn(
     "metrics_pushgateway_test: prometheus-pushgateway is not installed; skipped",
   );
+}
+
+/** A Pushgateway on a free port, its data in a temporary directory. */
+function startPushgateway() {
+  return startServer(PUSHGATEWAY!, (port, dir) => [
+    `--web.listen-address=127.0.0.1:${port}`,
+    `--persistence.file=${dir}/pushgateway.data`,
+  ]);
 }
 
 function registries(
@@ -42,10 +47,7 @@ Deno.test({
     "pushToGateway() PUT replaces, POST merges by name, DELETE removes a group",
   ignore: PUSHGATEWAY === undefined,
   async fn() {
-    await using gateway = await startServer(PUSHGATEWAY!, (port, dir) => [
-      `--web.listen-address=127.0.0.1:${port}`,
-      `--persistence.file=${dir}/pushgateway.data`,
-    ]);
+    await using gateway = await startPushgateway();
     const grouping = { instance: "host/1", shard: "" };
     const first = registries({
       "mp.metrics.distribution.timer.buckets": "run=1s,5s",
@@ -133,10 +135,7 @@ Deno.test({
     "pushToGateway() turns the gateway's refusal into a PushError with its status",
   ignore: PUSHGATEWAY === undefined,
   async fn() {
-    await using gateway = await startServer(PUSHGATEWAY!, (port, dir) => [
-      `--web.listen-address=127.0.0.1:${port}`,
-      `--persistence.file=${dir}/pushgateway.data`,
-    ]);
+    await using gateway = await startPushgateway();
     const r = registries();
     r.get().counter("c").inc();
     await pushToGateway(gateway.url, { job: "batch", registries: r });

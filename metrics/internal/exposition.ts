@@ -4,7 +4,12 @@
  *
  * @module
  */
-import { escapeHelp, escapeLabelValue, sanitizeName } from "./format.ts";
+import {
+  escapeHelp,
+  escapeLabelValue,
+  formatNumber,
+  sanitizeName,
+} from "./format.ts";
 import type { MetricState, SeriesState } from "../state.ts";
 
 /**
@@ -149,4 +154,18 @@ export function family(
     families.set(name, f);
   }
   return f;
+}
+
+/** `base{labels} value` lines of counter or gauge series, one per series. */
+export function valueLines(
+  series: readonly SeriesState[],
+  scope: string,
+  base: string,
+): string {
+  let lines = "";
+  for (const s of series) {
+    lines += samplePrefix(s, scope, base) +
+      formatNumber(typeof s.value === "number" ? s.value : NaN) + "\n";
+  }
+  return lines;
 }

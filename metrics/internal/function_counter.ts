@@ -6,6 +6,7 @@
  */
 import { Counter } from "../counter.ts";
 import { MetricStateError } from "../errors.ts";
+import { readNumber } from "./read_number.ts";
 
 /** A counter read from `read`; incrementing it is an error. */
 export class FunctionCounter extends Counter {
@@ -27,15 +28,6 @@ export class FunctionCounter extends Counter {
   }
 
   override getCount(): number {
-    try {
-      const value = this.#read();
-      return typeof value === "number"
-        ? value
-        : typeof value === "bigint"
-        ? Number(value)
-        : NaN;
-    } catch {
-      return NaN;
-    }
+    return readNumber(this.#read);
   }
 }

@@ -11,7 +11,7 @@ import {
   family,
   helpOf,
   labelText,
-  samplePrefix,
+  valueLines,
 } from "./exposition.ts";
 import { quantileOf } from "./distribution.ts";
 import type { DistributionState, MetricsState, MetricState } from "../state.ts";
@@ -75,13 +75,11 @@ export function renderText(
     for (const metric of scope.metrics) {
       const base = cachedName(metric);
       if (metric.type === "counter" || metric.type === "gauge") {
-        const f = family(families, base, helpOf(metric), metric.type);
-        let lines = "";
-        for (const s of metric.series) {
-          lines += samplePrefix(s, scope.scope, base) +
-            formatNumber(typeof s.value === "number" ? s.value : NaN) + "\n";
-        }
-        f.lines += lines;
+        family(families, base, helpOf(metric), metric.type).lines += valueLines(
+          metric.series,
+          scope.scope,
+          base,
+        );
       } else {
         for (const s of metric.series) {
           if (s.distribution === undefined) continue;

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { freePort } from "../cli_launcher.ts";
+
 /** How long a server may take to answer its readiness endpoint. */
 const READY_TIMEOUT_MS = 30_000;
 /** Between two polls of a bounded wait. */
@@ -23,14 +25,6 @@ export function findBinary(name: string): string | undefined {
     } catch { /* not here */ }
   }
   return undefined;
-}
-
-/** A loopback port that was free a moment ago. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** A running server. */
