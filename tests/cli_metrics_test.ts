@@ -410,3 +410,32 @@ Deno.test("serve --metrics reports a malformed MP_METRICS_TAGS on standard error
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("serve --metrics exits 2 naming microprofile-config.properties when it cannot be read", async () => {
+  const root = await makeSite({
+    ...SITE,
+    "conf/site.yaml": "server:\n  port: 0\n",
+  });
+  try {
+    // A directory where the file should be: present, but not readable as text.
+    await Deno.mkdir(`${root}/conf/microprofile-config.properties`);
+    const { code, stdout, stderr } = await runCli(
+      [
+        "serve",
+        "--root",
+        root,
+        ...HOST,
+        "--metrics",
+        "--config",
+        `${root}/conf/site.yaml`,
+      ],
+    );
+    assert.equal(code, 2);
+    assert.equal(stdout, "");
+    const lines = stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /microprofile-config\.properties/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
