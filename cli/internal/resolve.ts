@@ -73,7 +73,9 @@ function readMetricsProperties(
   if (unreadable !== undefined) {
     throw new UsageError(
       "unreadable-file",
-      `Cannot read "${file}": ${unreadable.message}`,
+      `Cannot read "${file}": ${
+        unreadable.message.replace(/^cannot read the file: /, "")
+      }`,
     );
   }
   return { ...config.values };
