@@ -16,54 +16,21 @@ import {
   Router,
   staticFiles,
 } from "@org/httpd";
+import { dumpDom, hasChromium } from "./support/chromium.ts";
+import { curl, field } from "./support/curl.ts";
 import { startServer } from "./support/server.ts";
-
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // Lets the page's fetches finish before the DOM is printed.
-  "--virtual-time-budget=10000",
-  "--dump-dom",
-];
-
-async function available(command: string, args: string[]): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(command, {
-      args,
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
+import { hasCommand } from "./support/tools.ts";
 
 /** Loads a page in headless Chromium and returns the text of `#out`. */
 async function browse(url: string): Promise<string> {
-  const profile = await Deno.makeTempDir({ prefix: "filters_e2e_chromium_" });
-  try {
-    const out = await new Deno.Command("chromium", {
-      args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, url],
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    const dom = new TextDecoder().decode(out.stdout);
-    const match = /<pre id="out">([^<]*)<\/pre>/.exec(dom);
-    assert.ok(match, `no result in the page: ${dom.slice(0, 500)}`);
-    return match[1]!.replaceAll("&quot;", '"').replaceAll("&amp;", "&");
-  } finally {
-    await Deno.remove(profile, { recursive: true });
-  }
+  const dom = await dumpDom(url);
+  const match = /<pre id="out">([^<]*)<\/pre>/.exec(dom);
+  assert.ok(match, `no result in the page: ${dom.slice(0, 500)}`);
+  return match[1]!.replaceAll("&quot;", '"').replaceAll("&amp;", "&");
 }
 
 Deno.test("a real browser's CORS preflight and requests pass Filter.cors", async () => {
-  if (!(await available("chromium", ["--version"]))) {
+  if (!(await hasChromium())) {
     console.log("filters_e2e_test: chromium is not installed; skipped");
     return;
   }
@@ -136,39 +103,14 @@ const probe = (url, init) => fetch(url, init).then(
   ]);
 });
 
-interface CurlResult {
-  head: string;
-  body: string;
-}
-
-async function curl(args: string[]): Promise<CurlResult> {
-  const head = await Deno.makeTempFile();
-  try {
-    const out = await new Deno.Command("curl", {
-      args: ["-s", "--max-time", "20", "-D", head, ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    return {
-      head: await Deno.readTextFile(head),
-      body: new TextDecoder().decode(out.stdout),
-    };
-  } finally {
-    await Deno.remove(head);
-  }
-}
-
-function field(head: string, name: string): string | undefined {
-  return new RegExp(`^${name}:\\s*(.*?)\\s*$`, "im").exec(head)?.[1];
-}
+const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
 const ROWS = JSON.stringify(
   Array.from({ length: 4000 }, (_, i) => ({ id: i, name: `row ${i}` })),
 );
 
 Deno.test("Filter.compress answers curl and fetch in every coding, in memory, streamed and from files", async () => {
-  if (!(await available("curl", ["--version"]))) {
+  if (!(await hasCommand("curl"))) {
     console.log("filters_e2e_test: curl is not installed; skipped");
     return;
   }
@@ -206,17 +148,17 @@ Deno.test("Filter.compress answers curl and fetch in every coding, in memory, st
           assert.equal(field(got.head, "content-encoding"), coding, label);
           assert.equal(field(got.head, "vary"), "Accept-Encoding", label);
           assert.equal(field(got.head, "content-length"), undefined, label);
-          assert.equal(got.body, ROWS, label);
+          assert.equal(text(got.body), ROWS, label);
         }
       }
     }
     const small = await curl(["--compressed", server.url("/small")]);
     assert.equal(field(small.head, "content-encoding"), undefined);
-    assert.equal(small.body, '{"ok":true}');
+    assert.equal(text(small.body), '{"ok":true}');
     const identity = await curl([server.url("/memory")]);
     assert.equal(field(identity.head, "content-encoding"), undefined);
     assert.equal(field(identity.head, "vary"), "Accept-Encoding");
-    assert.equal(identity.body, ROWS);
+    assert.equal(text(identity.body), ROWS);
     // fetch decodes what it asked for itself.
     const res = await fetch(server.url("/files/rows.json"));
     assert.ok(
@@ -229,7 +171,7 @@ Deno.test("Filter.compress answers curl and fetch in every coding, in memory, st
 });
 
 Deno.test("Filter.requestId: curl gets its own id back or a new one, and the access log prints it", async () => {
-  if (!(await available("curl", ["--version"]))) {
+  if (!(await hasCommand("curl"))) {
     console.log("filters_e2e_test: curl is not installed; skipped");
     return;
   }
@@ -241,11 +183,11 @@ Deno.test("Filter.requestId: curl gets its own id back or a new one, and the acc
   );
   const kept = await curl(["-H", "X-Request-Id: edge-1234", server.url("/a")]);
   assert.equal(field(kept.head, "x-request-id"), "edge-1234");
-  assert.equal(kept.body, "edge-1234");
+  assert.equal(text(kept.body), "edge-1234");
   const made = await curl(["-H", "X-Request-Id: bad id!", server.url("/b")]);
   const id = field(made.head, "x-request-id")!;
   assert.match(id, /^[0-9a-f-]{36}$/);
-  assert.equal(made.body, id);
+  assert.equal(text(made.body), id);
   const h2 = await curl(["--http2-prior-knowledge", server.url("/c")]);
   assert.match(field(h2.head, "x-request-id")!, /^[0-9a-f-]{36}$/);
   assert.match(lines[0]!, /"GET \/a HTTP\/1\.1" 200 9 \S+ms edge-1234$/);

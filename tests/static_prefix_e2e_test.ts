@@ -9,7 +9,9 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type Handler, Response, Router, staticFiles } from "@org/httpd";
+import { dumpDom, hasChromium } from "./support/chromium.ts";
 import { startServer } from "./support/server.ts";
+import { hasCommand } from "./support/tools.ts";
 
 const EXAMPLE = fileURLToPath(new URL("../cli/example/", import.meta.url));
 
@@ -26,18 +28,6 @@ async function launcherSite(): Promise<string> {
     );
   }
   return dir;
-}
-
-async function available(command: string): Promise<boolean> {
-  try {
-    return (await new Deno.Command(command, {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output()).success;
-  } catch {
-    return false;
-  }
 }
 
 async function curl(args: string[]): Promise<string[]> {
@@ -76,7 +66,7 @@ function variants(dir: string): [string, Handler][] {
 }
 
 Deno.test("the example site under /static answers curl, redirects keeping the prefix", async (t) => {
-  if (!(await available("curl"))) {
+  if (!(await hasCommand("curl"))) {
     console.log("static_prefix_e2e_test: curl is not installed; skipped");
     return;
   }
@@ -132,7 +122,7 @@ Deno.test("the example site under /static answers curl, redirects keeping the pr
 });
 
 Deno.test("a browser opening /static/docs lands on /static/docs/ and runs the page's relative script", async (t) => {
-  if (!(await available("chromium"))) {
+  if (!(await hasChromium())) {
     console.log("static_prefix_e2e_test: chromium is not installed; skipped");
     return;
   }
@@ -141,37 +131,13 @@ Deno.test("a browser opening /static/docs lands on /static/docs/ and runs the pa
     for (const [name, handler] of variants(dir)) {
       await t.step(name, async () => {
         await using server = await startServer(handler);
-        const profile = await Deno.makeTempDir({
-          prefix: "static_prefix_chromium_",
-        });
-        try {
-          const out = await new Deno.Command("chromium", {
-            args: [
-              "--headless",
-              "--no-sandbox",
-              "--disable-gpu",
-              "--no-first-run",
-              "--disable-background-networking",
-              "--disable-component-update",
-              "--disable-sync",
-              `--user-data-dir=${profile}`,
-              "--virtual-time-budget=10000",
-              "--dump-dom",
-              server.url("/static/docs"),
-            ],
-            stdout: "piped",
-            stderr: "null",
-          }).output();
-          const dom = new TextDecoder().decode(out.stdout);
-          // app.js (relative to the page) ran and read the server's build id.
-          assert.match(
-            dom,
-            /<code id="server">httpd\/[^<]+<\/code>/,
-            dom.slice(0, 800),
-          );
-        } finally {
-          await Deno.remove(profile, { recursive: true });
-        }
+        const dom = await dumpDom(server.url("/static/docs"));
+        // app.js (relative to the page) ran and read the server's build id.
+        assert.match(
+          dom,
+          /<code id="server">httpd\/[^<]+<\/code>/,
+          dom.slice(0, 800),
+        );
       });
     }
   } finally {

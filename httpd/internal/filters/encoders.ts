@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import * as zlib from "node:zlib";
 
 /** A content coding the compress filter can produce. */
@@ -144,16 +145,7 @@ export async function* encodeStream(
     const taken = out;
     out = [];
     if (taken.length === 0) return taken;
-    if (taken.length === 1) return [plain(taken[0]!)];
-    let total = 0;
-    for (const chunk of taken) total += chunk.byteLength;
-    const joined = new Uint8Array(total);
-    let at = 0;
-    for (const chunk of taken) {
-      joined.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return [joined];
+    return [plain(taken.length === 1 ? taken[0]! : Buffer.concat(taken))];
   };
   const iterator = source[Symbol.asyncIterator]();
   let finished = false;
