@@ -201,23 +201,8 @@ class RequestTimers {
     this.#registry = registries.get(REQUESTS_SCOPE);
   }
 
-  /** Returns a function that records, once, the time since `start`. */
-  recorder(
-    method: string,
-    uri: string,
-    status: number,
-    start: number,
-  ): () => void {
-    const timer = this.#timer(method, uri, status);
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      record(timer, start);
-    };
-  }
-
-  #timer(method: string, uri: string, status: number): Timer {
+  /** The timer of a (method, uri, status class), created on first use. */
+  timer(method: string, uri: string, status: number): Timer {
     let row = this.#byUri.get(uri);
     if (row === undefined) this.#byUri.set(uri, row = []);
     const m = METHOD_INDEX.get(method) ?? OTHER_METHOD;
@@ -229,6 +214,16 @@ class RequestTimers {
       uri,
     });
   }
+}
+
+/** A function that records, once, the time since `start`. */
+function recordOnce(timer: Timer, start: number): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    record(timer, start);
+  };
 }
 
 function record(timer: Timer, start: number): void {
@@ -308,13 +303,8 @@ export function requestMetrics(
         defaultUri,
       );
   const finish = (req: Request, res: Response, start: number): Response => {
-    const done = timers.recorder(
-      req.method,
-      uriOf(req, res),
-      res.status,
-      start,
-    );
-    timeBody(res, done);
+    const timer = timers.timer(req.method, uriOf(req, res), res.status);
+    timeBody(res, timer, start);
     return res;
   };
   const failed = (req: Request, error: unknown, start: number): never => {
@@ -326,7 +316,7 @@ export function requestMetrics(
         metricsPath,
         defaultUri,
       );
-    timers.recorder(req.method, name, status, start)();
+    record(timers.timer(req.method, name, status), start);
     throw error;
   };
   return Filter.of((next) => (req: Request) => {
@@ -346,21 +336,24 @@ export function requestMetrics(
 }
 
 /**
- * Makes `done` run when the body has been sent: now for an empty or small
+ * Records the time when the body has been sent: now for an empty or small
  * in-memory body (the driver queues it in this task), else when the driver
  * has read the last chunk, or stops reading, or the body is cancelled.
  */
-function timeBody(res: Response, done: () => void): void {
+function timeBody(res: Response, timer: Timer, start: number): void {
   const body = res.body;
   const length = body.contentLength;
   if (
     body.used || body.kind === "empty" ||
     (body.kind === "bytes" && length !== undefined && length <= QUEUED_AT_ONCE)
   ) {
-    done();
+    record(timer, start);
     return;
   }
-  res.body = Body.stream(new TimedChunks(body, done), length);
+  res.body = Body.stream(
+    new TimedChunks(body, recordOnce(timer, start)),
+    length,
+  );
 }
 
 /** The chunks of a body, calling `done` once when they end or are abandoned. */
@@ -458,12 +451,8 @@ export function requestMetricsFetch(
     try {
       response = await fn(request);
     } catch (error) {
-      timers.recorder(
-        request.method,
-        fallbackUri(500, false, metricsPath, defaultUri),
-        500,
-        start,
-      )();
+      const uri = fallbackUri(500, false, metricsPath, defaultUri);
+      record(timers.timer(request.method, uri, 500), start);
       throw error;
     }
     const status = response.status;
@@ -474,18 +463,21 @@ export function requestMetricsFetch(
         metricsPath,
         defaultUri,
       );
-    const done = timers.recorder(request.method, name, status, start);
+    const timer = timers.timer(request.method, name, status);
     const body = response.body;
     // A body-less status (101 upgrades included) cannot be rebuilt with one.
     if (body === null || NULL_BODY_STATUS.has(status)) {
-      done();
+      record(timer, start);
       return response;
     }
-    return new globalThis.Response(timedStream(body, done), {
-      status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return new globalThis.Response(
+      timedStream(body, recordOnce(timer, start)),
+      {
+        status,
+        statusText: response.statusText,
+        headers: response.headers,
+      },
+    );
   };
 }
 
