@@ -162,5 +162,37 @@ function compress(res: Response, coding: Coding): void {
     res.body = Body.of(encodeSync(coding, bytes));
     return;
   }
-  res.body = Body.stream(encodeStream(coding, body.chunks()));
+  res.body = Body.stream(new EncodedChunks(coding, body));
+}
+
+/**
+ * The encoded chunks of a body, started on the first read. A body
+ * cancelled before that (the client left first) releases the original,
+ * closing a file, where an unstarted generator would drop it.
+ */
+class EncodedChunks
+  implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
+  readonly #coding: Coding;
+  readonly #body: Body;
+  #chunks: AsyncGenerator<Uint8Array, void, undefined> | undefined;
+
+  constructor(coding: Coding, body: Body) {
+    this.#coding = coding;
+    this.#body = body;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    this.#chunks ??= encodeStream(this.#coding, this.#body.chunks());
+    return this.#chunks.next() as Promise<IteratorResult<Uint8Array>>;
+  }
+
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    if (this.#chunks === undefined) await this.#body.cancel();
+    else await this.#chunks.return(undefined);
+    return { done: true, value: undefined };
+  }
 }

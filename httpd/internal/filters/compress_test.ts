@@ -225,6 +225,26 @@ Deno.test("compress() compresses a large file body as a stream, each coding", as
   }
 });
 
+Deno.test("compress() closes a file body cancelled before it was read", async () => {
+  const path = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(path, TEXT.repeat(10));
+    const file = await Deno.open(path);
+    const res = await run(
+      () =>
+        new Response(Body.file(file, { length: TEXT.length * 10 }), {
+          headers: { "content-type": "application/json" },
+        }),
+      "gzip",
+    );
+    assert.equal(res.headers.get("content-encoding"), "gzip");
+    await res.body.cancel();
+    assert.throws(() => file.close(), Deno.errors.BadResource);
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
 Deno.test("compress() refuses bad options", () => {
   const cases: [unknown, ErrorConstructor][] = [
     [{ threshold: -1 }, RangeError],

@@ -89,7 +89,7 @@ export function parsePattern(pattern: string): ParsedPattern {
     }
     if (part === "") fail("empty segment");
     if (!part.includes(":")) {
-      segments.push(staticSegment(part, fail));
+      segments.push({ kind: "static", value: decodeStatic(part, fail) });
       if (part.includes("%")) plainStatic = false;
       continue;
     }
@@ -100,10 +100,10 @@ export function parsePattern(pattern: string): ParsedPattern {
       segments.push({ kind: "static", value: decodeStatic(pieces[0], fail) });
       continue;
     }
-    const last = pieces[pieces.length - 1]!;
-    if (typeof last !== "string" && last.optional) {
+    for (const piece of pieces) {
+      if (typeof piece === "string" || !piece.optional) continue;
       if (i !== parts.length - 1 || pieces.length !== 1) {
-        fail(`only a whole last segment can be optional ("/:${last.name}?")`);
+        fail(`only a whole last segment can be optional ("/:${piece.name}?")`);
       }
       optional = true;
     }
@@ -166,7 +166,9 @@ function splitSegment(
     let constraint: string | undefined;
     if (part.charCodeAt(i) === OPEN_BRACE) {
       const close = closingBrace(part, i);
-      if (close === -1) fail(`unclosed "{" after ":${name}"`);
+      if (close === -1) {
+        fail(`unclosed "{" after ":${name}" (a constraint cannot hold "/")`);
+      }
       constraint = part.slice(i + 1, close);
       if (constraint === "") fail(`empty constraint after ":${name}"`);
       i = close + 1;
@@ -237,13 +239,6 @@ function patternSegment(
     return fail(`cannot compile the constraints of "${names.join('", "')}"`);
   }
   return { kind: "pattern", key, regexp, names };
-}
-
-function staticSegment(
-  part: string,
-  fail: (why: string) => never,
-): PatternSegment {
-  return { kind: "static", value: decodeStatic(part, fail) };
 }
 
 function decodeStatic(text: string, fail: (why: string) => never): string {

@@ -42,6 +42,8 @@ Deno.test("parsePattern() rejects malformed patterns with TypeError", () => {
       "/:a{(}",
       "/:a?/b",
       "/x-:a?",
+      "/:a?-:b",
+      "/:f{a/b}",
       "/:-x",
       "/:a/:a",
       "/a//b",
