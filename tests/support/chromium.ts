@@ -3,9 +3,17 @@
  * run, and returns the DOM as the page left it.
  *
  * ```ts
+ * import { Response } from "@org/httpd";
+ * import assert from "node:assert/strict";
  * import { dumpDom, hasChromium } from "./chromium.ts";
+ * import { startServer } from "./server.ts";
  *
- * if (await hasChromium()) console.log(await dumpDom("http://127.0.0.1:8080/"));
+ * if (await hasChromium()) {
+ *   await using server = await startServer(() =>
+ *     Response.html("<p id=a></p><script>a.textContent = 1 + 1</script>")
+ *   );
+ *   assert.match(await dumpDom(server.url("/")), /<p id="a">2<\/p>/);
+ * }
  * ```
  *
  * @module

@@ -3,10 +3,18 @@
  * body, and the fields and status of the last response.
  *
  * ```ts
+ * import { Response } from "@org/httpd";
+ * import assert from "node:assert/strict";
  * import { curl, field, status } from "./curl.ts";
+ * import { startServer } from "./server.ts";
+ * import { hasCommand } from "./tools.ts";
  *
- * const got = await curl(["--compressed", "http://127.0.0.1:8080/"]);
- * console.log(status(got.head), field(got.head, "content-encoding"));
+ * if (await hasCommand("curl")) {
+ *   await using server = await startServer(() => Response.text("hi"));
+ *   const got = await curl([server.url("/")]);
+ *   assert.equal(status(got.head), 200);
+ *   assert.equal(field(got.head, "content-type"), "text/plain; charset=utf-8");
+ * }
  * ```
  *
  * @module
