@@ -9,40 +9,39 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { type Handler, Response, Router, upgradeWebSocket } from "@org/httpd";
+import { hasChromium, HEADLESS_FLAGS } from "./support/chromium.ts";
 import { startServer } from "./support/server.ts";
-import { writeTestCertificate } from "./support/tls_cert.ts";
+import {
+  type TestCertificate,
+  writeTestCertificate,
+} from "./support/tls_cert.ts";
+import { hasCommand } from "./support/tools.ts";
 
 const NODE_CLIENTS = new URL("./node_clients/", import.meta.url).pathname;
 const HAVE_WS = existsSync(`${NODE_CLIENTS}node_modules/ws/package.json`);
 
-async function hasCommand(
-  name: string,
-  args = ["--version"],
-): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(name, {
-      args,
-      stdout: "null",
-      stderr: "null",
-    })
-      .output();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
-
 const HAVE_NODE = await hasCommand("node");
 const HAVE_OPENSSL = await hasCommand("openssl", ["version"]);
-const CHROMIUM = (await hasCommand("chromium"))
-  ? "chromium"
-  : (await hasCommand("chromium-browser"))
-  ? "chromium-browser"
-  : undefined;
+const HAVE_CHROMIUM = await hasChromium();
 
 function skip(what: string): void {
   // deno-lint-ignore no-console
   console.log(`  skipped: ${what}`);
+}
+
+/** Runs `fn` with a fresh test certificate, or skips without openssl. */
+async function withCertificate(
+  fn: (cert: TestCertificate) => Promise<void>,
+): Promise<void> {
+  if (!HAVE_OPENSSL) return skip("openssl not found");
+  const dir = await Deno.makeTempDir();
+  try {
+    const cert = await writeTestCertificate(dir);
+    if (cert === null) return skip("openssl could not make a certificate");
+    await fn(cert);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 /** The protocol of each accepted upgrade, in order. */
@@ -143,10 +142,7 @@ Deno.test("Deno's WebSocket client: 1,000 text and binary echoes, then a clean c
 });
 
 Deno.test("Deno's WebSocket client over TLS (wss)", async () => {
-  if (!HAVE_OPENSSL) return skip("openssl not found");
-  const dir = await Deno.makeTempDir();
-  try {
-    const cert = (await writeTestCertificate(dir))!;
+  await withCertificate(async (cert) => {
     const seen: Seen = [];
     await using server = await startServer(echo(seen), {
       tls: { cert: cert.cert, key: cert.key },
@@ -165,9 +161,7 @@ Deno.test("Deno's WebSocket client over TLS (wss)", async () => {
     }).output();
     assert.equal(new TextDecoder().decode(out.stdout).trim(), "over TLS");
     assert.deepEqual(seen, ["HTTP/1.1"]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 // ---- npm ws under Node ----
@@ -208,10 +202,7 @@ Deno.test("npm ws client over TLS with permessage-deflate", async () => {
       "tests/node_clients/node_modules missing (npm ci --prefix tests/node_clients)",
     );
   }
-  if (!HAVE_OPENSSL) return skip("openssl not found");
-  const dir = await Deno.makeTempDir();
-  try {
-    const cert = (await writeTestCertificate(dir))!;
+  await withCertificate(async (cert) => {
     const seen: Seen = [];
     await using server = await startServer(echo(seen), {
       tls: { cert: cert.cert, key: cert.key },
@@ -223,9 +214,7 @@ Deno.test("npm ws client over TLS with permessage-deflate", async () => {
     ]);
     assert.equal(result.ok, true, JSON.stringify(result));
     assert.equal(result.extensions, "permessage-deflate");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 // ---- node:http2 extended CONNECT (RFC 8441) ----
@@ -248,10 +237,7 @@ Deno.test("node:http2 extended CONNECT over h2c: SETTINGS, 200, echoes with flow
 
 Deno.test("node:http2 extended CONNECT over TLS", async () => {
   if (!HAVE_NODE) return skip("node not found");
-  if (!HAVE_OPENSSL) return skip("openssl not found");
-  const dir = await Deno.makeTempDir();
-  try {
-    const cert = (await writeTestCertificate(dir))!;
+  await withCertificate(async (cert) => {
     const seen: Seen = [];
     await using server = await startServer(echo(seen), {
       tls: { cert: cert.cert, key: cert.key },
@@ -264,9 +250,7 @@ Deno.test("node:http2 extended CONNECT over TLS", async () => {
     assert.equal(result.status, 200);
     assert.equal(result.ok, true, JSON.stringify(result));
     assert.deepEqual(seen, ["HTTP/2"]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("node:http2 extended CONNECT to a route that does not upgrade gets 501", async () => {
@@ -299,7 +283,7 @@ ws.onclose = (e) => report({ ok: n === N, n, code: e.code, wasClean: e.wasClean,
 </script>`;
 
 Deno.test("headless Chromium over HTTPS/HTTP/2 echoes 1,000 messages", async () => {
-  if (CHROMIUM === undefined) return skip("chromium not found");
+  if (!HAVE_CHROMIUM) return skip("chromium not found");
   if (!HAVE_OPENSSL) return skip("openssl not found");
   const dir = await Deno.makeTempDir();
   const seen: Seen = [];
@@ -319,15 +303,9 @@ Deno.test("headless Chromium over HTTPS/HTTP/2 echoes 1,000 messages", async () 
   await using server = await startServer(handler, {
     tls: { cert: cert.cert, key: cert.key },
   });
-  const browser = new Deno.Command(CHROMIUM, {
+  const browser = new Deno.Command("chromium", {
     args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
+      ...HEADLESS_FLAGS,
       "--ignore-certificate-errors",
       `--user-data-dir=${dir}/profile`,
       `https://localhost:${server.port}/`,

@@ -21,7 +21,7 @@
 import { hasCommand } from "./tools.ts";
 
 /** The flags of a sandbox-less, quiet headless run (see the helpers' guide). */
-const FLAGS = [
+export const HEADLESS_FLAGS: readonly string[] = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -29,6 +29,10 @@ const FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+];
+
+const FLAGS = [
+  ...HEADLESS_FLAGS,
   // Lets the page's timers and fetches finish before the DOM is printed.
   "--virtual-time-budget=10000",
   "--dump-dom",
