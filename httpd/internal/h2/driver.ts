@@ -27,8 +27,12 @@ import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
 import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
 import { STREAM_HIGH_WATER } from "./send_queue.ts";
-import { type StreamIo, WebSocketStream } from "./websocket_stream.ts";
-import type { WsDriver } from "../ws/driver.ts";
+import {
+  type StreamIo,
+  tunnelResponseFields,
+  WebSocketStream,
+  WebSocketTunnel,
+} from "./websocket_stream.ts";
 import {
   createDriver,
   markExtendedConnect,
@@ -142,17 +146,8 @@ interface StreamContext {
   body: StreamBody | null;
   writable: (() => void) | undefined;
   reset: boolean;
-  /** An extended CONNECT for a WebSocket (RFC 8441), once it opened. */
+  /** An extended CONNECT for a WebSocket (RFC 8441). */
   tunnel?: WebSocketTunnel;
-}
-
-/** The WebSocket on an extended CONNECT stream, and what came before it. */
-interface WebSocketTunnel {
-  /** DATA that arrived before the handler answered (bounded by the window). */
-  early: Uint8Array[] | undefined;
-  earlyEnd: boolean;
-  stream: WebSocketStream | undefined;
-  socket: WsDriver | undefined;
 }
 
 class H2Driver implements H2ConnectionEvents {
@@ -380,12 +375,7 @@ class H2Driver implements H2ConnectionEvents {
       : new StreamBody(this, id, head.contentLength);
     const ctx: StreamContext = { body, writable: undefined, reset: false };
     if (websocket) {
-      ctx.tunnel = {
-        early: undefined,
-        earlyEnd: false,
-        stream: undefined,
-        socket: undefined,
-      };
+      ctx.tunnel = new WebSocketTunnel();
       this.#h2.markTunnel(id);
     }
     this.#streams.set(id, ctx);
@@ -413,9 +403,8 @@ class H2Driver implements H2ConnectionEvents {
     const ctx = this.#streams.get(id);
     const body = ctx?.body;
     if (body) body.push(chunk, end);
-    else if (ctx?.tunnel !== undefined) {
-      this.#tunnelData(ctx.tunnel, chunk, end);
-    } else if (chunk !== null) this.consume(id, chunk.length);
+    else if (ctx?.tunnel !== undefined) ctx.tunnel.data(chunk, end);
+    else if (chunk !== null) this.consume(id, chunk.length);
   }
 
   reset(id: number, code: number): void {
@@ -443,18 +432,6 @@ class H2Driver implements H2ConnectionEvents {
 
   // ---- WebSockets (RFC 8441) ----
 
-  #tunnelData(
-    tunnel: WebSocketTunnel,
-    chunk: Uint8Array | null,
-    end: boolean,
-  ): void {
-    if (tunnel.stream !== undefined) return tunnel.stream.data(chunk, end);
-    // Before the handler answered: kept, and counted against the stream's
-    // window (not consumed), so the peer cannot send more than it allows.
-    if (chunk !== null) (tunnel.early ??= []).push(chunk);
-    if (end) tunnel.earlyEnd = true;
-  }
-
   /**
    * Answers an extended CONNECT: the 200 of an accepted WebSocket opens it
    * on the stream (RFC 8441 section 5); any other 2xx would open a tunnel
@@ -470,7 +447,7 @@ class H2Driver implements H2ConnectionEvents {
     const upgrade = res.status === 200 ? takeUpgrade(res) : undefined;
     if (upgrade === undefined) {
       ctx.tunnel = undefined;
-      for (const chunk of tunnel.early ?? []) this.consume(id, chunk.length);
+      this.consume(id, tunnel.drop());
       if (res.status >= 200 && res.status < 300) {
         void res.body.cancel();
         res = Response.text("Not Implemented", { status: 501 });
@@ -482,30 +459,12 @@ class H2Driver implements H2ConnectionEvents {
       this.#streams.delete(id);
       return;
     }
-    const fields: string[] = [":status", "200"];
-    res.headers.forEach((name, value) => {
-      // No length: the content is the tunnel (RFC 9110 section 9.3.6).
-      if (!CONNECTION_SPECIFIC.has(name) && name !== "content-length") {
-        fields.push(name, value);
-      }
-    });
-    if (!res.headers.has("date")) fields.push("date", httpDate());
-    const serverHeader = this.#server.serverHeader;
-    if (!res.headers.has("server")) fields.push("server", serverHeader);
-    if (!res.headers.has("x-service-build")) {
-      fields.push("x-service-build", serverHeader);
-    }
-    h2.respond(id, fields, false);
+    h2.respond(id, tunnelResponseFields(res, this.#server.serverHeader), false);
     this.scheduleFlush();
     const socket = createDriver(upgrade, this.#server);
     const stream = new WebSocketStream(this.#streamIo(), id, socket);
-    tunnel.socket = socket;
-    tunnel.stream = stream;
     socket.start(stream);
-    const early = tunnel.early;
-    tunnel.early = undefined;
-    for (const chunk of early ?? []) stream.data(chunk, false);
-    if (tunnel.earlyEnd) stream.data(null, true);
+    tunnel.open(stream, socket);
   }
 
   #streamIo(): StreamIo {

@@ -6,8 +6,12 @@
  *
  * @module
  */
+import type { Response } from "../../response.ts";
+import { httpDate } from "../date.ts";
+import type { WsDriver } from "../ws/driver.ts";
 import type { WsTransport, WsTransportEvents } from "../ws/types.ts";
 import { ErrorCode } from "./errors.ts";
+import { CONNECTION_SPECIFIC } from "./request_fields.ts";
 
 const EMPTY = new Uint8Array(0);
 
@@ -151,4 +155,87 @@ export class WebSocketStream implements WsTransport {
     this.#io.closed(this.#id);
     this.#events.transportClosed();
   }
+}
+
+/**
+ * What the HTTP/2 driver keeps for an extended CONNECT stream: DATA that
+ * came before the handler answered, then the open WebSocket.
+ */
+export class WebSocketTunnel {
+  /** The transport, once the WebSocket opened. */
+  stream: WebSocketStream | undefined;
+  /** The WebSocket's driver, once it opened. */
+  socket: WsDriver | undefined;
+  #early: Uint8Array[] = [];
+  #earlyEnd = false;
+
+  /**
+   * DATA on the stream. Before the WebSocket opens it is kept, and counted
+   * against the stream's window (not consumed), so the peer cannot send
+   * more than the window allows.
+   *
+   * @param chunk A copy of the DATA payload, or `null`.
+   * @param end Whether END_STREAM was set.
+   */
+  data(chunk: Uint8Array | null, end: boolean): void {
+    if (this.stream !== undefined) return this.stream.data(chunk, end);
+    if (chunk !== null) this.#early.push(chunk);
+    if (end) this.#earlyEnd = true;
+  }
+
+  /**
+   * Bytes kept before an answer that opened no WebSocket, to give back to
+   * the window.
+   *
+   * @returns Their count.
+   */
+  drop(): number {
+    let n = 0;
+    for (const chunk of this.#early) n += chunk.length;
+    this.#early = [];
+    return n;
+  }
+
+  /**
+   * Opens the WebSocket on the stream and delivers what came early.
+   *
+   * @param stream The transport.
+   * @param socket The driver, already started on `stream`.
+   */
+  open(stream: WebSocketStream, socket: WsDriver): void {
+    this.stream = stream;
+    this.socket = socket;
+    const early = this.#early;
+    this.#early = [];
+    for (const chunk of early) stream.data(chunk, false);
+    if (this.#earlyEnd) stream.data(null, true);
+  }
+}
+
+/**
+ * The fields of the 200 that opens a WebSocket on a stream (RFC 8441
+ * section 5): the handler's, less connection-specific ones and any length
+ * (the content is the tunnel, RFC 9110 section 9.3.6), with `date`,
+ * `server` and `x-service-build` added when missing.
+ *
+ * @param res The handler's response.
+ * @param serverHeader The `server` / `x-service-build` value.
+ * @returns `[":status", "200", name, value, ...]`.
+ */
+export function tunnelResponseFields(
+  res: Response,
+  serverHeader: string,
+): string[] {
+  const fields: string[] = [":status", "200"];
+  res.headers.forEach((name, value) => {
+    if (!CONNECTION_SPECIFIC.has(name) && name !== "content-length") {
+      fields.push(name, value);
+    }
+  });
+  if (!res.headers.has("date")) fields.push("date", httpDate());
+  if (!res.headers.has("server")) fields.push("server", serverHeader);
+  if (!res.headers.has("x-service-build")) {
+    fields.push("x-service-build", serverHeader);
+  }
+  return fields;
 }
