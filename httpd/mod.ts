@@ -42,6 +42,14 @@ export { BuildInfo, type BuildInfoFields } from "./build_info.ts";
 export { HttpError, type HttpErrorOptions } from "./errors.ts";
 export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
 export {
+  DEFAULT_FORM_DATA_LIMITS,
+  type FormDataLimits,
+  type FormDataOptions,
+  FormPart,
+  type FormPartInit,
+} from "./form_data.ts";
+export { FormDataError, type FormDataErrorCode } from "./form_data_error.ts";
+export {
   type AddHeaderIfEnvOptions,
   type AddHeaderIfOptions,
   composeFilters,
