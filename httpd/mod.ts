@@ -39,6 +39,14 @@ export {
   type FileBodyOptions,
 } from "./body.ts";
 export { BuildInfo, type BuildInfoFields } from "./build_info.ts";
+export {
+  type Cookie,
+  type CookieAttributes,
+  deleteCookie,
+  getCookies,
+  type HasHeaders,
+  setCookie,
+} from "./cookies.ts";
 export { HttpError, type HttpErrorOptions } from "./errors.ts";
 export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
 export {
@@ -73,6 +81,12 @@ export {
   type ResponseInit,
 } from "./response.ts";
 export { RouteGroup, Router } from "./router.ts";
+export {
+  type CookieSecret,
+  type CookieSecrets,
+  getSignedCookie,
+  setSignedCookie,
+} from "./signed_cookies.ts";
 export {
   Server,
   ServerBuilder,
