@@ -26,6 +26,12 @@ export interface BodyReader {
   cancel(): void;
   /** The declared length (Content-Length), when known. */
   readonly length: number | undefined;
+  /**
+   * The trailer fields that ended the body (an HTTP/1.1 chunked trailer
+   * section, an HTTP/2 trailing HEADERS frame), empty when none came;
+   * `undefined` until the body has been read to its end.
+   */
+  readonly trailers?: HttpHeaders | undefined;
 }
 
 /** Options of the {@linkcode Request} constructor. */
@@ -44,6 +50,8 @@ export interface RequestInit {
   secure?: boolean;
   /** Cap on the bytes a body read may return. Default 1 MiB. */
   bodyLimit?: number;
+  /** Trailer fields, seen once the body has been read. */
+  trailers?: HeadersInit;
 }
 
 /** Fields the protocol drivers fill in; see {@linkcode createRequest}. */
@@ -156,7 +164,9 @@ export class Request {
     this.#headers = init?.headers instanceof HttpHeaders
       ? init.headers
       : new HttpHeaders(init?.headers);
-    this.#reader = init?.body == null ? null : readerOf(init.body);
+    this.#reader = init?.body == null
+      ? null
+      : readerOf(init.body, init.trailers);
   }
 
   /** The header fields (names in lower case). */
@@ -250,6 +260,33 @@ export class Request {
   /** Whether the body was already read. */
   get bodyUsed(): boolean {
     return this.#used;
+  }
+
+  /**
+   * The trailer fields the client sent after the body (RFC 9110 section
+   * 6.5): an HTTP/1.1 chunked trailer section or an HTTP/2 trailing HEADERS
+   * frame, as gRPC clients send. `undefined` until the body has been read
+   * to its end; then the fields, empty when none came. They are never
+   * merged into {@linkcode Request.headers}.
+   *
+   * @example Read trailers after the body
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const req = new Request("/", {
+   *   method: "POST",
+   *   body: "data",
+   *   trailers: { "x-checksum": "8d777f38" },
+   * });
+   * assert.equal(req.trailers, undefined);
+   * await req.text();
+   * assert.equal(req.trailers?.get("x-checksum"), "8d777f38");
+   * ```
+   */
+  get trailers(): HttpHeaders | undefined {
+    const reader = this.#reader;
+    return reader === null ? new HttpHeaders() : reader.trailers;
   }
 
   /**
@@ -477,14 +514,22 @@ function tooLarge(limit: number): HttpError {
 
 function readerOf(
   body: Uint8Array | string | ReadableStream<Uint8Array>,
+  trailers: HeadersInit | undefined,
 ): BodyReader {
+  const ended = () => {
+    out.trailers ??= new HttpHeaders(trailers);
+  };
+  let out: { -readonly [K in keyof BodyReader]: BodyReader[K] };
   if (body instanceof ReadableStream) {
     const reader = body.getReader();
-    return {
+    return out = {
       length: undefined,
+      trailers: undefined,
       read: async () => {
         const { value, done } = await reader.read();
-        return done ? null : value;
+        if (!done) return value;
+        ended();
+        return null;
       },
       cancel: () => void reader.cancel().catch(() => {}),
     };
@@ -492,11 +537,13 @@ function readerOf(
   let bytes: Uint8Array | null = typeof body === "string"
     ? encoder.encode(body)
     : body;
-  return {
+  return out = {
     length: bytes.byteLength,
+    trailers: undefined,
     read: () => {
       const chunk = bytes;
       bytes = null;
+      if (chunk === null) ended();
       return Promise.resolve(chunk);
     },
     cancel: () => {
