@@ -88,6 +88,8 @@ export {
   setSignedCookie,
 } from "./signed_cookies.ts";
 export {
+  type ListenAddress,
+  type ListenerOptions,
   Server,
   ServerBuilder,
   type ServerOptions,

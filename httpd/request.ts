@@ -103,7 +103,10 @@ export class Request {
   readonly target: string;
   /** `HTTP/1.0`, `HTTP/1.1` or `HTTP/2`. */
   readonly protocol: string;
-  /** The peer's IP address, when known. */
+  /**
+   * The peer's IP address, when known; on a Unix socket, `unix:` and the
+   * peer's path (usually empty), as nginx's `$remote_addr` gives it.
+   */
   readonly remoteAddress: string | undefined;
   /** Whether the request came over TLS. */
   readonly secure: boolean;
