@@ -73,6 +73,13 @@ export interface ServeConfig {
    * `/metrics`); absent when metrics are off.
    */
   metrics?: string;
+  /**
+   * With `--metrics`, the `mp.metrics.*` values read as `@org/metrics`
+   * reads them: environment variables (`MP_METRICS_TAGS`,
+   * `MP_METRICS_APPNAME`, ...) over a `microprofile-config.properties` file
+   * beside the `--config` file (or in the working directory without one).
+   */
+  metricsProperties?: Record<string, string>;
 }
 
 /** Options of {@linkcode loadServeConfig}. */

@@ -16,8 +16,13 @@
  * answered before the files): the request timer `http.server.requests`
  * (Prometheus `http_server_requests_seconds{mp_scope="vendor"}`, tagged
  * `method`, `status` class such as `2xx`, and `uri`: `static`, `NOT_FOUND`,
- * `REDIRECTION` or PATH, never the raw path) and the runtime metrics. With
- * `--workers N` one scrape shows the sum over all workers.
+ * `REDIRECTION` or PATH, never the raw path), the open connections
+ * (`http_server_open_connections`) and the runtime metrics. With
+ * `--workers N` one scrape shows the sum over all workers. The `mp.metrics.*`
+ * settings come from the environment (`MP_METRICS_TAGS`,
+ * `MP_METRICS_APPNAME`, ...) over a `microprofile-config.properties` file
+ * beside the `--config` file (or in the working directory without one), as
+ * `@org/metrics` reads them. Prometheus' scrapes get OpenMetrics 1.0.
  *
  * `--workers N` needs Deno's `--unstable-net` (for `SO_REUSEPORT`); the
  * launcher adds it by running itself again when it is missing. A compiled

@@ -125,7 +125,7 @@ export async function runServe(
   try {
     running = config.workers > 1
       ? await startWorkers(config, err)
-      : await startHere(config);
+      : await startHere(config, err);
   } catch (error) {
     request.release();
     return report(error, err);
@@ -168,8 +168,21 @@ export function versionLine(): string {
   return BuildInfo.current().serverHeader;
 }
 
-async function startHere(config: ServeConfig): Promise<Running> {
-  const metrics = config.metrics === undefined ? undefined : processMetrics();
+/** The registries of `--metrics`, reporting malformed `mp.metrics.*` values. */
+function serverMetrics(config: ServeConfig, err: LineWriter) {
+  if (config.metrics === undefined) return undefined;
+  return processMetrics(config.metricsProperties, (warning) => {
+    if (logs(config.logLevel, "warn")) {
+      err(`httpd-cli: Ignoring ${warning.key}: ${warning.message}`);
+    }
+  });
+}
+
+async function startHere(
+  config: ServeConfig,
+  err: LineWriter,
+): Promise<Running> {
+  const metrics = serverMetrics(config, err);
   try {
     const server = await startServer(config, metrics ? { metrics } : {});
     return {
@@ -190,7 +203,7 @@ async function startWorkers(
   config: ServeConfig,
   err: LineWriter,
 ): Promise<Running> {
-  const metrics = config.metrics === undefined ? undefined : processMetrics();
+  const metrics = serverMetrics(config, err);
   const supervisor = new Supervisor({
     count: config.workers,
     config,

@@ -221,6 +221,25 @@ export class Server implements AsyncDisposable {
   }
 
   /**
+   * The client connections open now: those being served, plus those still in
+   * the TLS handshake or protocol detection.
+   *
+   * @example Count connections
+   * ```ts
+   * import { Response, Server } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new Server({ port: 0, bindAddress: "127.0.0.1", handler: () => Response.text("ok") });
+   * await server.start();
+   * assert.equal(server.connections, 0);
+   * await server.stop();
+   * ```
+   */
+  get connections(): number {
+    return this.#connections.size + this.#detecting.size;
+  }
+
+  /**
    * Settles when the server has stopped: after `stop()`, an aborted
    * `signal`, or `await using` ends, once every connection is closed.
    */

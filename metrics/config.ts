@@ -50,12 +50,15 @@ export interface MetricsConfigOptions {
   properties?: Readonly<Record<string, string>>;
   /**
    * Environment variables: `true` (the default) reads `Deno.env` when the
-   * env permission is granted, `false` skips them, and an object is used in
-   * their place. For key `mp.metrics.tags` the names tried are
-   * `mp.metrics.tags`, `mp_metrics_tags` and `MP_METRICS_TAGS`, as in
-   * MicroProfile Config.
+   * env permission is granted, `false` skips them, and an object or a
+   * function by name is used in their place. For key `mp.metrics.tags` the
+   * names tried are `mp.metrics.tags`, `mp_metrics_tags` and
+   * `MP_METRICS_TAGS`, as in MicroProfile Config.
    */
-  env?: boolean | Readonly<Record<string, string | undefined>>;
+  env?:
+    | boolean
+    | Readonly<Record<string, string | undefined>>
+    | ((name: string) => string | undefined);
   /**
    * A `microprofile-config.properties` file, lowest precedence. Defaults to
    * `microprofile-config.properties` in the working directory; `null` skips
@@ -117,6 +120,12 @@ function parseGlobalTags(value: string): [string, string][] | string {
  * distribution rules. Malformed values are ignored with one warning per key;
  * configuration never throws.
  *
+ * A distribution property holds `;`-separated groups `name=values`, where a
+ * name ending with `*` is a prefix and the right-most matching group wins; a
+ * group without a name (`mp.metrics.distribution.percentiles=0.5,0.95,0.99`)
+ * applies to every metric that no named group matches. Timer buckets take
+ * the units `ns`, `us` (or `µs`), `ms` (the default), `s`, `m`, `h` and `d`.
+ *
  * @example Read percentiles and buckets for a metric
  * ```ts
  * import { MetricsConfig } from "@org/metrics";
@@ -132,6 +141,20 @@ function parseGlobalTags(value: string): [string, string][] | string {
  * assert.deepEqual(config.percentilesFor("alpha.other"), [0.6]);
  * assert.deepEqual(config.timerBucketsFor("alpha.timer"), [500e6, 2e9]);
  * ```
+ *
+ * @example Global values apply where no named group matches
+ * ```ts
+ * import { MetricsConfig } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const config = new MetricsConfig({
+ *   "mp.metrics.distribution.percentiles": "0.5,0.99;checkout=0.9",
+ *   "mp.metrics.distribution.timer.buckets": "250us,10ms,1s",
+ * });
+ * assert.deepEqual(config.percentilesFor("checkout"), [0.9]);
+ * assert.deepEqual(config.percentilesFor("anything.else"), [0.5, 0.99]);
+ * assert.deepEqual(config.timerBucketsFor("any.timer"), [250e3, 10e6, 1e9]);
+ * ```
  */
 export class MetricsConfig {
   /** The `mp_app` tag value, from `mp.metrics.appName` or `mp.metrics.defaultAppName`. */
@@ -144,6 +167,12 @@ export class MetricsConfig {
    * it is validated as a boolean and changes nothing in 5.1.1 output.
    */
   readonly compatTimerMinMax: boolean;
+  /**
+   * The raw values this configuration was built from, by key: plain data, so
+   * another thread can build the same configuration with
+   * `new MetricsConfig(values)`.
+   */
+  readonly values: Readonly<Record<string, string>>;
   readonly #rules: Record<DistributionKind, DistributionRule[]>;
 
   /**
@@ -156,6 +185,11 @@ export class MetricsConfig {
     values: MetricsConfigValues = {},
     onWarning: (warning: ConfigWarning) => void = defaultWarn,
   ) {
+    const copy: Record<string, string> = {};
+    for (const [key, value] of Object.entries(values)) {
+      if (value !== undefined) copy[key] = value;
+    }
+    this.values = Object.freeze(copy);
     const appName = values["mp.metrics.appName"]?.trim() ||
       values["mp.metrics.defaultAppName"]?.trim();
     this.appName = appName ? appName : undefined;
@@ -256,6 +290,7 @@ function readEnv(
   name: string,
 ): string | undefined {
   if (env === false) return undefined;
+  if (typeof env === "function") return env(name);
   if (env !== undefined && env !== true) return env[name];
   if (!granted({ name: "env", variable: name })) return undefined;
   try {

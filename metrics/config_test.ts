@@ -80,7 +80,7 @@ Deno.test("a missing properties file is no error", () => {
     onWarning: (w) => warnings.push(w),
   });
   assert.deepEqual(config.globalTags, []);
-  assert.deepEqual(warnings, []);
+  assert.equal(warnings.length, 0);
 });
 
 Deno.test("mp.metrics.tags unescapes \\= and \\, in values", () => {
@@ -178,4 +178,75 @@ Deno.test("without env or read permission, configuration and registration do not
     tags: [],
     count: 1,
   });
+});
+
+Deno.test("the global forms apply to every metric no named group matches", () => {
+  const warnings: ConfigWarning[] = [];
+  const config = new MetricsConfig({
+    "mp.metrics.distribution.percentiles": "0.5,0.95,0.99;orders.*=0.9",
+    "mp.metrics.distribution.histogram.buckets": "1,5,10",
+    "mp.metrics.distribution.timer.buckets": "slow=1s;100ms,1s",
+  }, (w) => warnings.push(w));
+  assert.equal(warnings.length, 0);
+  assert.deepEqual(config.percentilesFor("orders.placed"), [0.9]);
+  assert.deepEqual(config.percentilesFor("other"), [0.5, 0.95, 0.99]);
+  assert.deepEqual(config.histogramBucketsFor("sizes"), [1, 5, 10]);
+  assert.deepEqual(config.timerBucketsFor("slow"), [1e9]);
+  assert.deepEqual(config.timerBucketsFor("fast"), [100e6, 1e9]);
+  // A named group wins wherever it stands; the last global group wins among globals.
+  const ordered = new MetricsConfig({
+    "mp.metrics.distribution.percentiles": "a=0.1;0.2;0.3",
+  });
+  assert.deepEqual(ordered.percentilesFor("a"), [0.1]);
+  assert.deepEqual(ordered.percentilesFor("b"), [0.3]);
+  // `*=` stays a named group: it beats the global form.
+  const star = new MetricsConfig({
+    "mp.metrics.distribution.percentiles": "*=0.4;0.6",
+  });
+  assert.deepEqual(star.percentilesFor("any"), [0.4]);
+  // A global group with no valid value falls back to the defaults, with a warning.
+  const bad = new MetricsConfig(
+    { "mp.metrics.distribution.percentiles": "abc" },
+    (w) => warnings.push(w),
+  );
+  assert.equal(bad.percentilesFor("x").length, 6);
+  assert.deepEqual(warnings.map((w) => w.key), [
+    "mp.metrics.distribution.percentiles",
+  ]);
+});
+
+Deno.test("timer buckets take ns, us, µs, ms, s, m, h and d", () => {
+  const warnings: ConfigWarning[] = [];
+  const config = new MetricsConfig({
+    "mp.metrics.distribution.timer.buckets":
+      "t=500ns,250us,3µs,7,20ms,2s,1m,1h,1d,5w,1.5s",
+  }, (w) => warnings.push(w));
+  assert.deepEqual(config.timerBucketsFor("t"), [
+    500,
+    3e3,
+    250e3,
+    7e6,
+    20e6,
+    2e9,
+    60e9,
+    3600e9,
+    86_400e9,
+  ]);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]?.message ?? "", /"5w", "1\.5s"/);
+});
+
+Deno.test("values round-trip, and env may be a function", () => {
+  const config = resolveMetricsConfig({
+    env: (name) => name === "MP_METRICS_TAGS" ? "zone=eu" : undefined,
+    properties: { "mp.metrics.appName": "shop" },
+    propertiesFile: null,
+  });
+  assert.deepEqual(config.values, {
+    "mp.metrics.appName": "shop",
+    "mp.metrics.tags": "zone=eu",
+  });
+  const copy = new MetricsConfig(config.values);
+  assert.deepEqual(copy.globalTags, [["zone", "eu"]]);
+  assert.equal(copy.appName, "shop");
 });

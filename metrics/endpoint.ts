@@ -7,6 +7,7 @@
 import { negotiate } from "./internal/accept.ts";
 import { defaultRegistries, type MetricRegistries } from "./registries.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "./prometheus.ts";
+import { OPENMETRICS_CONTENT_TYPE, renderOpenMetrics } from "./openmetrics.ts";
 import { JSON_CONTENT_TYPE, renderJson, renderJsonMetadata } from "./json.ts";
 import { filterState, type MetricsState, type StateFilter } from "./state.ts";
 
@@ -75,9 +76,11 @@ function parsePath(
  *
  * - `GET /metrics` (every scope), `?scope=S`, `?scope=S&name=N` and `?name=N`
  *   (every scope holding N), plus the path forms `/metrics/S` and `/metrics/S/N`;
- * - in the Prometheus text format 0.0.4 by default, in the 4.x JSON layout
- *   only when `Accept` strictly prefers `application/json`, 406 when neither
- *   is acceptable;
+ * - in the Prometheus text format 0.0.4 by default; in OpenMetrics 1.0 text
+ *   when `Accept` strictly prefers `application/openmetrics-text` (as
+ *   Prometheus' scrapes do); in the 4.x JSON layout when it strictly prefers
+ *   `application/json`; 406 when none is acceptable (q-values decide, RFC
+ *   9110 section 12.5.1);
  * - 404 for an unknown scope, name or path; 204 for a scope without metrics;
  * - `HEAD` like `GET` without a body;
  * - `OPTIONS` with `Accept` preferring `application/json`: the 4.x JSON
@@ -95,6 +98,11 @@ function parsePath(
  * const res = await fetch(`http://127.0.0.1:${server.addr.port}/metrics?scope=application`);
  * assert.equal(res.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
  * assert.match(await res.text(), /hits_total\{mp_scope="application"\} 1\.0/);
+ * const om = await fetch(`http://127.0.0.1:${server.addr.port}/metrics`, {
+ *   headers: { accept: "application/openmetrics-text;version=1.0.0,text/plain;q=0.5" },
+ * });
+ * assert.equal(om.headers.get("content-type"), "application/openmetrics-text; version=1.0.0; charset=utf-8");
+ * assert.match(await om.text(), /# EOF\n$/);
  * await server.shutdown();
  * ```
  *
@@ -124,7 +132,10 @@ export function metricsHandler(
     const filter = parsePath(url.pathname, base, url.searchParams);
     if (filter === undefined) return plain(404, "Not Found");
     if (format === undefined) {
-      return plain(406, "Not Acceptable: use text/plain or application/json");
+      return plain(
+        406,
+        "Not Acceptable: use text/plain, application/openmetrics-text or application/json",
+      );
     }
     const state = filterState(await collect(filter), filter);
     if (
@@ -152,6 +163,9 @@ export function metricsHandler(
       body = JSON.stringify(json);
       type = JSON_CONTENT_TYPE;
       format = "json";
+    } else if (format === "openmetrics") {
+      body = renderOpenMetrics(state);
+      type = OPENMETRICS_CONTENT_TYPE;
     } else {
       body = renderPrometheus(state);
       type = PROMETHEUS_CONTENT_TYPE;

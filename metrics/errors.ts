@@ -20,6 +20,10 @@
  *   removed from its registry (MicroProfile's `IllegalStateException`).
  * - `INVALID_GAUGE`: a gauge member does not return a number.
  * - `INVALID_DECORATOR`: a decorator was applied where it has no meaning.
+ * - `READ_ONLY_COUNTER`: a counter read from a function was incremented.
+ * - `INVALID_EXEMPLAR`: exemplar labels break OpenMetrics' rules (a name
+ *   outside `[a-zA-Z_][a-zA-Z0-9_]*`, or more than 128 characters in all).
+ * - `PUSH_FAILED`: a Pushgateway refused a push or could not be reached.
  */
 export type MetricsErrorCode =
   | "INVALID_NAME"
@@ -30,7 +34,10 @@ export type MetricsErrorCode =
   | "DUPLICATE_GAUGE"
   | "METRIC_REMOVED"
   | "INVALID_GAUGE"
-  | "INVALID_DECORATOR";
+  | "INVALID_DECORATOR"
+  | "READ_ONLY_COUNTER"
+  | "INVALID_EXEMPLAR"
+  | "PUSH_FAILED";
 
 /**
  * The base class of every error the library throws on purpose (MicroProfile
@@ -70,8 +77,9 @@ export class MetricsError extends Error {
 
 /**
  * A name that breaks a syntax rule: a tag name or scope name outside
- * `[a-zA-Z_][a-zA-Z0-9_]*`, an empty metric name, or a reserved tag. It is
- * MicroProfile's `IllegalArgumentException` for names.
+ * `[a-zA-Z_][a-zA-Z0-9_]*`, an empty metric name, a reserved tag, or
+ * exemplar labels OpenMetrics cannot carry. It is MicroProfile's
+ * `IllegalArgumentException` for names.
  *
  * @example Reserved tag names are refused
  * ```ts
@@ -86,10 +94,13 @@ export class InvalidNameError extends MetricsError {
   /**
    * Creates the error.
    *
-   * @param code `INVALID_NAME` or `RESERVED_TAG`.
+   * @param code `INVALID_NAME`, `RESERVED_TAG` or `INVALID_EXEMPLAR`.
    * @param message A sentence-case message without a final period.
    */
-  constructor(code: "INVALID_NAME" | "RESERVED_TAG", message: string) {
+  constructor(
+    code: "INVALID_NAME" | "RESERVED_TAG" | "INVALID_EXEMPLAR",
+    message: string,
+  ) {
     super(code, message);
     this.name = "InvalidNameError";
   }
@@ -148,14 +159,52 @@ export class MetricStateError extends MetricsError {
   /**
    * Creates the error.
    *
-   * @param code `METRIC_REMOVED`, `INVALID_GAUGE` or `INVALID_DECORATOR`.
+   * @param code `METRIC_REMOVED`, `INVALID_GAUGE`, `INVALID_DECORATOR` or
+   * `READ_ONLY_COUNTER`.
    * @param message A sentence-case message without a final period.
    */
   constructor(
-    code: "METRIC_REMOVED" | "INVALID_GAUGE" | "INVALID_DECORATOR",
+    code:
+      | "METRIC_REMOVED"
+      | "INVALID_GAUGE"
+      | "INVALID_DECORATOR"
+      | "READ_ONLY_COUNTER",
     message: string,
   ) {
     super(code, message);
     this.name = "MetricStateError";
+  }
+}
+
+/**
+ * A push to a Prometheus Pushgateway that failed: the gateway answered with
+ * an error status, or could not be reached in time.
+ *
+ * @example The status tells why
+ * ```ts
+ * import { PushError } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new PushError("Cannot push to the gateway: 400 Bad Request", 400);
+ * assert.equal(error.code, "PUSH_FAILED");
+ * assert.equal(error.status, 400);
+ * ```
+ */
+export class PushError extends MetricsError {
+  /** The HTTP status the gateway answered, or `undefined` when none came. */
+  readonly status: number | undefined;
+
+  /**
+   * Creates the error.
+   *
+   * @param message A sentence-case message without a final period.
+   * @param status The gateway's HTTP status, when it answered.
+   * @param options The underlying error, if any.
+   */
+  constructor(message: string, status?: number, options?: ErrorOptions) {
+    super("PUSH_FAILED", message);
+    this.name = "PushError";
+    this.status = status;
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }

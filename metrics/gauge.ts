@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readNumber } from "./internal/read_number.ts";
 
 /**
  * A value sampled on demand: the supplier runs on every read. A supplier that
@@ -41,15 +42,6 @@ export class Gauge {
    * @returns The current value, or NaN when the supplier fails.
    */
   getValue(): number {
-    try {
-      const value = this.#supplier();
-      return typeof value === "number"
-        ? value
-        : typeof value === "bigint"
-        ? Number(value)
-        : NaN;
-    } catch {
-      return NaN;
-    }
+    return readNumber(this.#supplier);
   }
 }

@@ -6,6 +6,7 @@
 import { Distribution, distributionSettings } from "./internal/distribution.ts";
 import { distributionOf } from "./internal/access.ts";
 import { Snapshot } from "./snapshot.ts";
+import type { ExemplarLabels } from "./exemplar.ts";
 
 /** Options of a {@linkcode Histogram} or {@linkcode Timer} created directly. */
 export interface DistributionOptions {
@@ -52,11 +53,16 @@ export class Histogram {
   }
 
   /**
-   * Records a value.
+   * Records a value. With `exemplar`, its labels (such as a trace ID) become
+   * the exemplar of the bucket the value falls in, which OpenMetrics output
+   * publishes; a histogram without buckets has nowhere to show it.
    *
    * @param value Any finite number.
+   * @param exemplar Labels of the exemplar, e.g. `{ trace_id: "..." }`.
+   * @throws {InvalidNameError} When the exemplar labels break OpenMetrics' rules.
    */
-  update(value: number): void {
+  update(value: number, exemplar?: ExemplarLabels): void {
+    if (exemplar !== undefined) this.#core.exemplar(value, exemplar);
     this.#core.record(value);
   }
 

@@ -41,8 +41,15 @@ function percentileKey(q: number): string {
  * gauges as `"name;tag=value": number`; histograms and timers as an object
  * under the name with `count`, `sum` (histogram) or `elapsedTime` (timer,
  * nanoseconds), `min`, `max`, `mean`, `stddev` and `p50` … keys, each
- * suffixed with the tags. Timer values are in nanoseconds, as the 4.x default
- * unit of timers. NaN and infinities are written as `null`.
+ * suffixed with the tags. Timers also carry the 4.x rates in events per
+ * second: `meanRate` (since creation) and `oneMinRate`, `fiveMinRate`,
+ * `fifteenMinRate` (exponentially weighted, updated every 5 seconds). Timer
+ * values are in nanoseconds, as the 4.x default unit of timers. NaN and
+ * infinities are written as `null`.
+ *
+ * Counters stay plain numbers, as 4.x counters were; the rates of 4.x
+ * belonged to meters, which MicroProfile Metrics 5 folded into counters and
+ * leaves to Prometheus' `rate()`.
  *
  * @example Values of two tagged counters
  * ```ts
@@ -54,6 +61,20 @@ function percentileKey(q: number): string {
  * assert.deepEqual(renderJson(registries.state({ scope: "application" }), { scope: "application" }), {
  *   "hitCount;servlet=two": 3,
  * });
+ * ```
+ *
+ * @example A timer with its rates
+ * ```ts
+ * import { MetricRegistries, renderJson } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registries = new MetricRegistries();
+ * registries.get().timer("checkout").update(2_000_000);
+ * const json = renderJson(registries.state(), { scope: "application" });
+ * const timer = json.checkout as Record<string, number>;
+ * assert.equal(timer.count, 1);
+ * assert.equal(timer.elapsedTime, 2_000_000);
+ * assert.deepEqual(Object.keys(timer).slice(2, 6), ["meanRate", "oneMinRate", "fiveMinRate", "fifteenMinRate"]);
  * ```
  *
  * @param state What to render.
@@ -83,6 +104,13 @@ export function renderJson(
         const { sd } = momentsOf(d.sketch);
         obj["count" + t] = d.count;
         obj[(metric.type === "timer" ? "elapsedTime" : "sum") + t] = d.sum;
+        if (metric.type === "timer") {
+          const rates = d.rates;
+          obj["meanRate" + t] = num(rates?.mean ?? 0);
+          obj["oneMinRate" + t] = num(rates?.oneMinute ?? 0);
+          obj["fiveMinRate" + t] = num(rates?.fiveMinutes ?? 0);
+          obj["fifteenMinRate" + t] = num(rates?.fifteenMinutes ?? 0);
+        }
         obj["min" + t] = d.min;
         obj["max" + t] = d.max;
         obj["mean" + t] = num(d.count === 0 ? 0 : d.sum / d.count);

@@ -24,6 +24,7 @@ export {
   MetricsError,
   type MetricsErrorCode,
   MetricStateError,
+  PushError,
 } from "./errors.ts";
 export { type MetricUnit, MetricUnits } from "./units.ts";
 export { Tag, type TagsInput } from "./tag.ts";
@@ -63,21 +64,30 @@ export {
 } from "./registries.ts";
 export {
   type DistributionState,
+  type ExemplarState,
   filterState,
   mergeStates,
   type MetricsState,
   type MetricState,
   type MetricType,
+  type RatesState,
   type ScopeState,
   type SeriesState,
   type SketchState,
   type StateFilter,
 } from "./state.ts";
+export { EXEMPLAR_MAX_CHARACTERS, type ExemplarLabels } from "./exemplar.ts";
 export {
   PROMETHEUS_CONTENT_TYPE,
   prometheusName,
   renderPrometheus,
 } from "./prometheus.ts";
+export { OPENMETRICS_CONTENT_TYPE, renderOpenMetrics } from "./openmetrics.ts";
+export {
+  DEFAULT_PUSH_TIMEOUT_MS,
+  type PushOptions,
+  pushToGateway,
+} from "./push.ts";
 export {
   JSON_CONTENT_TYPE,
   type JsonValue,
@@ -90,7 +100,11 @@ export {
   type MetricsHandlerOptions,
 } from "./endpoint.ts";
 export {
+  type ConnectionSource,
+  type ConnectionTracking,
   registerRuntimeMetrics,
   type RuntimeMetrics,
   type RuntimeMetricsOptions,
+  trackConnections,
+  type TrackConnectionsOptions,
 } from "./runtime.ts";

@@ -7,6 +7,7 @@ import { Counter } from "./counter.ts";
 import { Gauge } from "./gauge.ts";
 import { Histogram } from "./histogram.ts";
 import { Timer } from "./timer.ts";
+import { FunctionCounter } from "./internal/function_counter.ts";
 import { Metadata } from "./metadata.ts";
 import { MetricID } from "./metric_id.ts";
 import type { TagsInput } from "./tag.ts";
@@ -14,8 +15,13 @@ import { normalizeTags, tagValuesKey } from "./internal/tags.ts";
 import { MetricsConfig } from "./config.ts";
 import { InvalidNameError, MetricConflictError } from "./errors.ts";
 import { checkScopeName, RESERVED_TAG_NAMES } from "./internal/names.ts";
-import { distributionOf, removedMetrics } from "./internal/access.ts";
+import {
+  counterInternals,
+  distributionOf,
+  removedMetrics,
+} from "./internal/access.ts";
 import { coarseNow } from "./internal/clock.ts";
+import { formatTimestamp } from "./internal/format.ts";
 import type {
   MetricState,
   MetricType,
@@ -46,12 +52,14 @@ export interface GaugeOptions {
   tags?: TagsInput;
 }
 
-/** The predefined scope names. */
+/** The scope of application metrics (also {@linkcode MetricRegistry.APPLICATION_SCOPE}). */
 export const APPLICATION_SCOPE = "application";
-/** The scope of metrics defined by MicroProfile specifications. */
+/** The scope of metrics defined by MicroProfile specifications (also {@linkcode MetricRegistry.BASE_SCOPE}). */
 export const BASE_SCOPE = "base";
-/** The scope of runtime-specific metrics. */
+/** The scope of runtime-specific metrics (also {@linkcode MetricRegistry.VENDOR_SCOPE}). */
 export const VENDOR_SCOPE = "vendor";
+
+const MILLIS_PER_SECOND = 1000;
 
 /** Returns the type name of a metric. */
 function metricType(metric: Metric): MetricType {
@@ -66,6 +74,8 @@ interface Series {
   metric: Metric;
   /** Published tags: own, global and `mp_app`, sorted. */
   labels: (readonly [string, string])[];
+  /** When the series was registered: seconds since the Unix epoch, as text. */
+  created: string;
 }
 
 interface Family {
@@ -104,6 +114,46 @@ function compareIds(a: MetricID, b: MetricID): number {
  * ```
  */
 export class MetricRegistry {
+  /**
+   * The scope of application metrics, as MicroProfile's
+   * `MetricRegistry.APPLICATION_SCOPE`.
+   *
+   * @example Name a scope
+   * ```ts
+   * import { getRegistry, MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(getRegistry(MetricRegistry.APPLICATION_SCOPE).scope, "application");
+   * ```
+   */
+  static readonly APPLICATION_SCOPE: "application" = APPLICATION_SCOPE;
+  /**
+   * The scope of metrics defined by MicroProfile specifications, as
+   * MicroProfile's `MetricRegistry.BASE_SCOPE`.
+   *
+   * @example Read the base scope
+   * ```ts
+   * import { MetricRegistries, MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new MetricRegistries().get(MetricRegistry.BASE_SCOPE).scope, "base");
+   * ```
+   */
+  static readonly BASE_SCOPE: "base" = BASE_SCOPE;
+  /**
+   * The scope of runtime-specific metrics, as MicroProfile's
+   * `MetricRegistry.VENDOR_SCOPE`.
+   *
+   * @example Read the vendor scope
+   * ```ts
+   * import { MetricRegistries, MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new MetricRegistries().get(MetricRegistry.VENDOR_SCOPE).scope, "vendor");
+   * ```
+   */
+  static readonly VENDOR_SCOPE: "vendor" = VENDOR_SCOPE;
+
   /** The scope name. */
   readonly scope: string;
   /** The configuration used for new metrics. */
@@ -137,6 +187,46 @@ export class MetricRegistry {
    */
   counter(name: MetricName, tags?: TagsInput): Counter {
     return this.#getOrCreate("counter", name, tags, undefined) as Counter;
+  }
+
+  /**
+   * Returns the counter with this name and tags, registering one whose count
+   * is read from `supplier` if it does not exist yet: for totals kept
+   * elsewhere, such as CPU seconds or bytes sent. Its `inc()` throws
+   * {@linkcode MetricStateError} (`READ_ONLY_COUNTER`); a supplier that
+   * throws reads as NaN. An existing counter keeps its own source.
+   *
+   * @example Publish a total kept by something else
+   * ```ts
+   * import { MetricRegistry } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * const socket = { bytesSent: 0 };
+   * const registry = new MetricRegistry("vendor");
+   * const sent = registry.functionCounter("socket.sent", () => socket.bytesSent);
+   * socket.bytesSent += 512;
+   * assert.equal(sent.getCount(), 512);
+   * assert.throws(() => sent.inc());
+   * ```
+   *
+   * @param name A name, a {@linkcode Metadata}, or a {@linkcode MetricID}.
+   * @param supplier Returns the current total; called on every read.
+   * @param options The tags.
+   * @returns The counter.
+   * @throws {MetricConflictError} When the name is registered incompatibly.
+   * @throws {InvalidNameError} On an invalid or reserved tag name.
+   */
+  functionCounter(
+    name: MetricName,
+    supplier: () => number | bigint,
+    options: GaugeOptions = {},
+  ): Counter {
+    return this.#getOrCreate(
+      "counter",
+      name,
+      options.tags,
+      supplier,
+    ) as Counter;
   }
 
   /**
@@ -268,6 +358,7 @@ export class MetricRegistry {
       id,
       metric,
       labels: this.#labels(pairs),
+      created: formatTimestamp(Date.now() / MILLIS_PER_SECOND),
     });
     return metric;
   }
@@ -279,7 +370,7 @@ export class MetricRegistry {
   ): Metric {
     switch (type) {
       case "counter":
-        return new Counter();
+        return supplier ? new FunctionCounter(supplier) : new Counter();
       case "gauge":
         return new Gauge(supplier!);
       case "histogram":
@@ -552,13 +643,23 @@ export class MetricRegistry {
       for (const s of ordered) {
         const m = s.metric;
         if (m instanceof Counter) {
-          series.push({ tags: s.labels, value: m.getCount() });
+          const entry: SeriesState = {
+            tags: s.labels,
+            value: m.getCount(),
+            created: s.created,
+          };
+          if (counterInternals.exemplars) {
+            const exemplar = counterInternals.exemplar(m);
+            if (exemplar !== undefined) entry.exemplar = exemplar;
+          }
+          series.push(entry);
         } else if (m instanceof Gauge) {
           series.push({ tags: s.labels, value: m.getValue() });
         } else {
           series.push({
             tags: s.labels,
             distribution: distributionOf.get(m)!.state(),
+            created: s.created,
           });
         }
       }

@@ -1,22 +1,35 @@
 /**
  * Runtime metrics: MicroProfile base metrics where Deno has a close measure,
- * and Deno-specific figures in the vendor scope. A figure whose permission
- * is missing is left out; registering never throws for lack of permission.
+ * and in the vendor scope the names a Prometheus user expects (the
+ * `process_*` set of the official clients, and `deno_*` twins of Node's
+ * `nodejs_*` runtime figures), so existing dashboards work unchanged. A
+ * figure whose permission is missing is left out; registering never throws
+ * for lack of permission.
  *
- * | scope | name | unit | source |
+ * | scope | name | exposed as | source |
  * |---|---|---|---|
- * | base | `memory.usedHeap` | bytes | `Deno.memoryUsage().heapUsed` (this isolate) |
- * | base | `memory.committedHeap` | bytes | `Deno.memoryUsage().heapTotal` |
- * | base | `memory.maxHeap` | bytes | V8 `heap_size_limit` |
- * | base | `jvm.uptime` | seconds | time since the isolate started (MP name kept for portability) |
- * | base | `cpu.availableProcessors` | none | `navigator.hardwareConcurrency` |
- * | base | `cpu.systemLoadAverage` | none | `Deno.loadavg()[0]`, only with `--allow-sys=loadavg` |
- * | base | `cpu.processCpuTime` | seconds | user + system CPU time of the process |
- * | base | `cpu.processCpuLoad` | percent | CPU time / (wall time × processors) since the last read, 0 to 1 |
- * | vendor | `process.resident.memory` | bytes | resident set size (whole process) |
- * | vendor | `deno.memory.external` | bytes | memory of objects outside the V8 heap |
- * | vendor | `deno.eventloop.delay.{mean,max,p50,p99}` | seconds | `monitorEventLoopDelay`, one period per scrape |
- * | vendor | `deno.resources.open` | none | active resources (timers, sockets, files) |
+ * | base | `memory.usedHeap` | `memory_usedHeap_bytes` | `Deno.memoryUsage().heapUsed` (this isolate) |
+ * | base | `memory.committedHeap` | `memory_committedHeap_bytes` | `Deno.memoryUsage().heapTotal` |
+ * | base | `memory.maxHeap` | `memory_maxHeap_bytes` | V8 `heap_size_limit` |
+ * | base | `jvm.uptime` | `jvm_uptime_seconds` | time since the isolate started (MP name kept for the TCK) |
+ * | base | `cpu.availableProcessors` | `cpu_availableProcessors` | `navigator.hardwareConcurrency` |
+ * | base | `cpu.systemLoadAverage` | `cpu_systemLoadAverage` | `Deno.loadavg()[0]`, only with `--allow-sys=loadavg` |
+ * | base | `cpu.processCpuTime` | `cpu_processCpuTime_seconds` | user + system CPU time of the process |
+ * | base | `cpu.processCpuLoad` | `cpu_processCpuLoad_ratio` | CPU time / (wall time × processors) since the last read: a ratio from 0 to 1 (the specification's unit says percent for the same 0..1 value) |
+ * | vendor | `process.cpu` (counter) | `process_cpu_seconds_total` | user + system CPU seconds |
+ * | vendor | `process.cpu.user`, `process.cpu.system` (counters) | `process_cpu_user_seconds_total`, `process_cpu_system_seconds_total` | the two parts |
+ * | vendor | `process.resident.memory` | `process_resident_memory_bytes` | resident set size (whole process) |
+ * | vendor | `process.start.time` | `process_start_time_seconds` | start time, seconds since the Unix epoch |
+ * | vendor | `process.open.fds`, `process.max.fds` | `process_open_fds`, `process_max_fds` | entries of `/proc/self/fd` and the soft limit in `/proc/self/limits` (Linux, with read permission on them) |
+ * | vendor | `deno.heap.size.used`, `deno.heap.size.total` | `deno_heap_size_used_bytes`, `deno_heap_size_total_bytes` | V8 heap of this isolate |
+ * | vendor | `deno.external.memory` | `deno_external_memory_bytes` | memory of objects outside the V8 heap |
+ * | vendor | `deno.eventloop.lag.{min,max,mean,stddev,p50,p90,p99}` | `deno_eventloop_lag_p99_seconds`, … | `monitorEventLoopDelay`, one period per scrape |
+ * | vendor | `http.server.open.connections` | `http_server_open_connections` | servers passed to {@linkcode trackConnections} |
+ *
+ * There is no count of open resources: `process.getActiveResourcesInfo()`
+ * sees timers and pending operations but not Deno's sockets and files, so it
+ * read 0 for a busy server. Open file descriptors (`process_open_fds`) count
+ * sockets and files for real.
  *
  * @module
  */
@@ -29,6 +42,14 @@ const DELAY_SNAPSHOT_REUSE_MS = 1000;
 import { Metadata } from "./metadata.ts";
 import { MetricUnits } from "./units.ts";
 import { defaultRegistries, type MetricRegistries } from "./registries.ts";
+
+/** The unit of a value from 0 to 1, OpenMetrics' base unit for fractions. */
+const RATIO = "ratio";
+const MILLIS_PER_SECOND = 1000;
+/** Where Linux lists the open file descriptors of this process. */
+const FD_DIR = "/proc/self/fd";
+/** Where Linux states this process' limits, "Max open files" among them. */
+const LIMITS_FILE = "/proc/self/limits";
 
 /** Options of {@linkcode registerRuntimeMetrics}. */
 export interface RuntimeMetricsOptions {
@@ -124,6 +145,18 @@ export function registerRuntimeMetrics(
     registry.gauge(new Metadata({ name, unit, description }), safely(read));
     (scope === "base" ? baseNames : vendorNames).push(name);
   };
+  const addCounter = (
+    name: string,
+    unit: string,
+    description: string,
+    read: () => number,
+  ) => {
+    vendor.functionCounter(
+      new Metadata({ name, unit, description }),
+      safely(read),
+    );
+    vendorNames.push(name);
+  };
 
   if (works(() => Deno.memoryUsage())) {
     add(
@@ -144,15 +177,57 @@ export function registerRuntimeMetrics(
       "vendor",
       "process.resident.memory",
       MetricUnits.BYTES,
-      "Resident set size of the process in bytes.",
+      "Resident memory size in bytes.",
       () => Deno.memoryUsage().rss,
     );
     add(
       "vendor",
-      "deno.memory.external",
+      "deno.heap.size.used",
+      MetricUnits.BYTES,
+      "V8 heap in use by this isolate, in bytes.",
+      () => Deno.memoryUsage().heapUsed,
+    );
+    add(
+      "vendor",
+      "deno.heap.size.total",
+      MetricUnits.BYTES,
+      "V8 heap committed for this isolate, in bytes.",
+      () => Deno.memoryUsage().heapTotal,
+    );
+    add(
+      "vendor",
+      "deno.external.memory",
       MetricUnits.BYTES,
       "Memory in bytes of objects bound to JavaScript but outside the V8 heap.",
       () => Deno.memoryUsage().external,
+    );
+  }
+  add(
+    "vendor",
+    "process.start.time",
+    MetricUnits.SECONDS,
+    "Start time of the process since the Unix epoch in seconds.",
+    () => performance.timeOrigin / MILLIS_PER_SECOND,
+  );
+  if (permitted({ name: "read", path: FD_DIR }) && works(countOpenFds)) {
+    add(
+      "vendor",
+      "process.open.fds",
+      MetricUnits.NONE,
+      "Number of open file descriptors: files, sockets and pipes.",
+      countOpenFds,
+    );
+  }
+  if (
+    permitted({ name: "read", path: LIMITS_FILE }) &&
+    Number.isFinite(maxOpenFds())
+  ) {
+    add(
+      "vendor",
+      "process.max.fds",
+      MetricUnits.NONE,
+      "Maximum number of open file descriptors.",
+      maxOpenFds,
     );
   }
   if (works(() => getHeapStatistics())) {
@@ -195,6 +270,24 @@ export function registerRuntimeMetrics(
       const { user, system } = process.cpuUsage();
       return (user + system) / MICROS_PER_SECOND;
     };
+    addCounter(
+      "process.cpu",
+      MetricUnits.SECONDS,
+      "Total user and system CPU time spent in seconds.",
+      cpuSeconds,
+    );
+    addCounter(
+      "process.cpu.user",
+      MetricUnits.SECONDS,
+      "Total user CPU time spent in seconds.",
+      () => process.cpuUsage().user / MICROS_PER_SECOND,
+    );
+    addCounter(
+      "process.cpu.system",
+      MetricUnits.SECONDS,
+      "Total system CPU time spent in seconds.",
+      () => process.cpuUsage().system / MICROS_PER_SECOND,
+    );
     add(
       "base",
       "cpu.processCpuTime",
@@ -207,8 +300,8 @@ export function registerRuntimeMetrics(
     add(
       "base",
       "cpu.processCpuLoad",
-      MetricUnits.PERCENT,
-      "Displays the recent CPU usage of the Deno process, from 0 to 1.",
+      RATIO,
+      "Displays the recent CPU usage of the Deno process as a ratio from 0 to 1.",
       () => {
         const cpu = cpuSeconds(), wall = performance.now() / 1000;
         const load = wall > lastWall
@@ -218,15 +311,6 @@ export function registerRuntimeMetrics(
         lastWall = wall;
         return Math.min(1, Math.max(0, load));
       },
-    );
-  }
-  if (typeof process.getActiveResourcesInfo === "function") {
-    add(
-      "vendor",
-      "deno.resources.open",
-      MetricUnits.NONE,
-      "Number of active resources: timers, sockets, files.",
-      () => process.getActiveResourcesInfo().length,
     );
   }
   let monitor: ReturnType<typeof monitorEventLoopDelay> | undefined;
@@ -245,51 +329,44 @@ export function registerRuntimeMetrics(
     // takes them together and starts a new period; reads within
     // DELAY_SNAPSHOT_REUSE_MS reuse them, whatever order a renderer uses.
     let taken = -Infinity;
-    let figures = { mean: NaN, p50: NaN, p99: NaN, max: NaN };
+    const none: Record<LagFigure, number> = {
+      min: NaN,
+      max: NaN,
+      mean: NaN,
+      stddev: NaN,
+      p50: NaN,
+      p90: NaN,
+      p99: NaN,
+    };
+    let figures = none;
     const read = () => {
       const now = performance.now();
       if (now - taken > DELAY_SNAPSHOT_REUSE_MS) {
         taken = now;
         figures = open && m.count > 0
           ? {
-            mean: m.mean / NANOS_PER_SECOND,
-            p50: m.percentile(50) / NANOS_PER_SECOND,
-            p99: m.percentile(99) / NANOS_PER_SECOND,
+            min: m.min / NANOS_PER_SECOND,
             max: m.max / NANOS_PER_SECOND,
+            mean: m.mean / NANOS_PER_SECOND,
+            stddev: m.stddev / NANOS_PER_SECOND,
+            p50: m.percentile(50) / NANOS_PER_SECOND,
+            p90: m.percentile(90) / NANOS_PER_SECOND,
+            p99: m.percentile(99) / NANOS_PER_SECOND,
           }
-          : { mean: NaN, p50: NaN, p99: NaN, max: NaN };
+          : none;
         m.reset();
       }
       return figures;
     };
-    add(
-      "vendor",
-      "deno.eventloop.delay.mean",
-      MetricUnits.SECONDS,
-      "Mean event-loop delay over the period before the last scrape.",
-      () => read().mean,
-    );
-    add(
-      "vendor",
-      "deno.eventloop.delay.p50",
-      MetricUnits.SECONDS,
-      "Median event-loop delay over the period before the last scrape.",
-      () => read().p50,
-    );
-    add(
-      "vendor",
-      "deno.eventloop.delay.p99",
-      MetricUnits.SECONDS,
-      "99th percentile of the event-loop delay over the period before the last scrape.",
-      () => read().p99,
-    );
-    add(
-      "vendor",
-      "deno.eventloop.delay.max",
-      MetricUnits.SECONDS,
-      "Highest event-loop delay over the period before the last scrape.",
-      () => read().max,
-    );
+    for (const [figure, what] of LAG_FIGURES) {
+      add(
+        "vendor",
+        `deno.eventloop.lag.${figure}`,
+        MetricUnits.SECONDS,
+        `${what} event-loop lag over the period before the last scrape.`,
+        () => read()[figure],
+      );
+    }
   }
   const close = () => {
     open = false;
@@ -307,3 +384,110 @@ export function registerRuntimeMetrics(
 }
 
 const handles = new WeakMap<MetricRegistries, RuntimeMetrics>();
+
+type LagFigure = "min" | "max" | "mean" | "stddev" | "p50" | "p90" | "p99";
+const LAG_FIGURES: readonly (readonly [LagFigure, string])[] = [
+  ["min", "Lowest"],
+  ["max", "Highest"],
+  ["mean", "Mean"],
+  ["stddev", "Standard deviation of the"],
+  ["p50", "Median"],
+  ["p90", "90th percentile of the"],
+  ["p99", "99th percentile of the"],
+];
+
+function countOpenFds(): number {
+  let n = 0;
+  for (const _ of Deno.readDirSync(FD_DIR)) n++;
+  return n - 1; // the descriptor that read the directory
+}
+
+function maxOpenFds(): number {
+  try {
+    const limits = Deno.readTextFileSync(LIMITS_FILE);
+    const soft = /^Max open files\s+(\d+|unlimited)/m.exec(limits)?.[1];
+    return soft === undefined
+      ? NaN
+      : soft === "unlimited"
+      ? Infinity
+      : Number(soft);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Anything that tells how many connections it has open, such as an
+ * `@org/httpd` `Server`, or a function returning that number.
+ */
+export type ConnectionSource =
+  | { readonly connections: number }
+  | (() => number);
+
+/** The handle of {@linkcode trackConnections}: stops counting one source. */
+export interface ConnectionTracking {
+  /** Stops adding this source to the gauge. */
+  close(): void;
+  /** Same as `close()`, for `using`. */
+  [Symbol.dispose](): void;
+}
+
+/** Options of {@linkcode trackConnections}. */
+export interface TrackConnectionsOptions {
+  /** The registry set; the process-wide one by default. */
+  registries?: MetricRegistries;
+}
+
+const connectionSources = new WeakMap<MetricRegistries, Set<() => number>>();
+
+/**
+ * Publishes the open connections of a server as the vendor gauge
+ * `http.server.open.connections` (`http_server_open_connections`), the sum
+ * over every source tracked in the same registries. The metrics library
+ * knows no server: anything with a `connections` count fits, such as an
+ * `@org/httpd` `Server`.
+ *
+ * @example Track a server's connections
+ * ```ts
+ * import { MetricID, MetricRegistries, trackConnections } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registries = new MetricRegistries();
+ * const server = { connections: 3 };
+ * using _ = trackConnections(server, { registries });
+ * const gauge = registries.get("vendor").getGauge(new MetricID("http.server.open.connections"));
+ * assert.equal(gauge?.getValue(), 3);
+ * ```
+ *
+ * @param source The server, or a function returning its open connections.
+ * @param options The registries.
+ * @returns A handle whose `close()` stops counting this source.
+ */
+export function trackConnections(
+  source: ConnectionSource,
+  options: TrackConnectionsOptions = {},
+): ConnectionTracking {
+  const registries = options.registries ?? defaultRegistries();
+  let sources = connectionSources.get(registries);
+  if (sources === undefined) {
+    const all = sources = new Set();
+    connectionSources.set(registries, all);
+    registries.get("vendor").gauge(
+      new Metadata({
+        name: "http.server.open.connections",
+        description: "Number of open client connections of the HTTP servers.",
+      }),
+      () => {
+        let total = 0;
+        for (const read of all) total += read();
+        return total;
+      },
+    );
+  }
+  const read = typeof source === "function" ? source : () => source.connections;
+  sources.add(read);
+  const close = () => {
+    sources.delete(read);
+  };
+  return { close, [Symbol.dispose]: close };
+}

@@ -33,6 +33,28 @@ export interface SketchState {
   zero: number;
 }
 
+/** An exemplar: labels such as a trace ID, the value recorded, and when. */
+export interface ExemplarState {
+  /** The labels, in the order given. */
+  labels: [string, string][];
+  /** The increment or observed value (nanoseconds for a timer). */
+  value: number;
+  /** When it was recorded, in seconds since the Unix epoch. */
+  timestamp: number;
+}
+
+/** Events per second of a timer or histogram (the 4.x JSON rates). */
+export interface RatesState {
+  /** Count divided by the seconds since creation. */
+  mean: number;
+  /** Exponentially weighted rate over one minute. */
+  oneMinute: number;
+  /** Exponentially weighted rate over five minutes. */
+  fiveMinutes: number;
+  /** Exponentially weighted rate over fifteen minutes. */
+  fifteenMinutes: number;
+}
+
 /** The state of a histogram or timer (timer values in nanoseconds). */
 export interface DistributionState {
   /** Values recorded since creation. */
@@ -51,6 +73,13 @@ export interface DistributionState {
   buckets: number[];
   /** Cumulative counts, one per bound. */
   bucketCounts: number[];
+  /**
+   * The latest exemplar of each bucket, one entry per bound plus one for
+   * `+Inf`; absent when no exemplar was recorded.
+   */
+  bucketExemplars?: (ExemplarState | null)[];
+  /** Events per second. */
+  rates?: RatesState;
   /** The window's values. */
   sketch: SketchState;
 }
@@ -66,6 +95,15 @@ export interface SeriesState {
   value?: number | null;
   /** Histogram or timer state. */
   distribution?: DistributionState;
+  /**
+   * When the series was created (counters, histograms and timers): seconds
+   * since the Unix epoch in decimal text with milliseconds, such as
+   * `"1764012345.123"`, as OpenMetrics' `_created` publishes it. Text, so a
+   * scrape allocates no number per series.
+   */
+  created?: string;
+  /** The latest exemplar of a counter. */
+  exemplar?: ExemplarState;
 }
 
 /** All series of one metric name in one scope. */
@@ -150,6 +188,24 @@ function numberOrNaN(value: number | null | undefined): number {
   return typeof value === "number" ? value : NaN;
 }
 
+function latest(
+  a: ExemplarState | null | undefined,
+  b: ExemplarState | null | undefined,
+): ExemplarState | null | undefined {
+  if (a == null) return b;
+  if (b == null) return a;
+  return b.timestamp > a.timestamp ? b : a;
+}
+
+function mergeRates(a: RatesState, b: RatesState): RatesState {
+  return {
+    mean: a.mean + b.mean,
+    oneMinute: a.oneMinute + b.oneMinute,
+    fiveMinutes: a.fiveMinutes + b.fiveMinutes,
+    fifteenMinutes: a.fifteenMinutes + b.fifteenMinutes,
+  };
+}
+
 function mergeDistribution(
   a: DistributionState,
   b: DistributionState,
@@ -159,7 +215,7 @@ function mergeDistribution(
   const sameBuckets = a.buckets.length === b.buckets.length &&
     a.buckets.every((x, i) => x === b.buckets[i]);
   const windowCount = a.windowCount + b.windowCount;
-  return {
+  const merged: DistributionState = {
     count: a.count + b.count,
     sum: a.sum + b.sum,
     windowCount,
@@ -180,6 +236,21 @@ function mergeDistribution(
       : a.bucketCounts,
     sketch: mergeSketches([a.sketch, b.sketch]),
   };
+  const rates = a.rates && b.rates
+    ? mergeRates(a.rates, b.rates)
+    : a.rates ?? b.rates;
+  if (rates !== undefined) merged.rates = rates;
+  if (a.bucketExemplars || (sameBuckets && b.bucketExemplars)) {
+    // One exemplar per bound plus one for +Inf.
+    merged.bucketExemplars = Array.from(
+      { length: a.buckets.length + 1 },
+      (_, i) =>
+        (sameBuckets
+          ? latest(a.bucketExemplars?.[i], b.bucketExemplars?.[i])
+          : a.bucketExemplars?.[i]) ?? null,
+    );
+  }
+  return merged;
 }
 
 /**
@@ -227,9 +298,13 @@ export function mergeStates(states: readonly MetricsState[]): MetricsState {
             if (s.distribution !== undefined) {
               copy.distribution = s.distribution;
             } else copy.value = numberOrNaN(s.value);
+            if (s.created !== undefined) copy.created = s.created;
+            if (s.exemplar !== undefined) copy.exemplar = s.exemplar;
             byTags.set(key, copy);
             target.series.push(copy);
-          } else if (existing.distribution && s.distribution) {
+            continue;
+          }
+          if (existing.distribution && s.distribution) {
             existing.distribution = mergeDistribution(
               existing.distribution,
               s.distribution,
@@ -237,6 +312,16 @@ export function mergeStates(states: readonly MetricsState[]): MetricsState {
           } else {
             existing.value = numberOrNaN(existing.value) + numberOrNaN(s.value);
           }
+          // The earliest creation and the latest exemplar of any worker.
+          if (
+            s.created !== undefined &&
+            (existing.created === undefined ||
+              Number(s.created) < Number(existing.created))
+          ) {
+            existing.created = s.created;
+          }
+          const exemplar = latest(existing.exemplar, s.exemplar);
+          if (exemplar) existing.exemplar = exemplar;
         }
       }
     }

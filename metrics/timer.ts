@@ -7,6 +7,7 @@ import { Distribution, distributionSettings } from "./internal/distribution.ts";
 import { distributionOf } from "./internal/access.ts";
 import type { DistributionOptions } from "./histogram.ts";
 import { Snapshot } from "./snapshot.ts";
+import type { ExemplarLabels } from "./exemplar.ts";
 
 const NANOS_PER_MILLI = 1e6;
 
@@ -96,12 +97,19 @@ export class Timer {
   }
 
   /**
-   * Records a duration. Negative or NaN durations are ignored.
+   * Records a duration. Negative or NaN durations are ignored. With
+   * `exemplar`, its labels become the exemplar of the bucket the duration
+   * falls in, as a histogram does.
    *
    * @param nanoseconds The duration in nanoseconds.
+   * @param exemplar Labels of the exemplar, e.g. `{ trace_id: "..." }`.
+   * @throws {InvalidNameError} When the exemplar labels break OpenMetrics' rules.
    */
-  update(nanoseconds: number): void {
-    if (nanoseconds >= 0) this.#core.record(nanoseconds);
+  update(nanoseconds: number, exemplar?: ExemplarLabels): void {
+    if (nanoseconds >= 0) {
+      if (exemplar !== undefined) this.#core.exemplar(nanoseconds, exemplar);
+      this.#core.record(nanoseconds);
+    }
   }
 
   /**

@@ -239,6 +239,8 @@ Deno.test("serve --workers 2 --metrics publishes the sum of both workers in one 
   const root = await makeSite({
     ...SITE,
     "debug.yaml": "logging:\n  level: debug\n",
+    // Read by the main thread, applied by the workers too.
+    "microprofile-config.properties": "mp.metrics.appName=shop\n",
   });
   try {
     await using cli = await launch(
@@ -274,6 +276,11 @@ Deno.test("serve --workers 2 --metrics publishes the sum of both workers in one 
       };
       if (scrape === 2) expected["GET 2xx /metrics"] = 1;
       assert.deepEqual(requestCounts(samples), expected);
+      assert.ok(
+        only(samples, "http_server_requests_seconds_count").every((s) =>
+          s.labels.mp_app === "shop"
+        ),
+      );
       // Process-wide gauges come once (from the main thread), per-isolate ones summed.
       for (
         const name of [
@@ -308,6 +315,126 @@ Deno.test("runServe() with --metrics times a request in-process and stops with 0
     });
     stop.abort();
     assert.equal(await status, 0);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("serve --metrics reads MP_METRICS_* over microprofile-config.properties beside --config, and serves OpenMetrics", async () => {
+  const root = await makeSite({
+    ...SITE,
+    "conf/site.yaml": "logging:\n  level: info\n",
+    "conf/microprofile-config.properties": [
+      "mp.metrics.appName=from-file",
+      "mp.metrics.tags=zone=file",
+      // The specification's global forms: every metric without a named rule.
+      "mp.metrics.distribution.percentiles=0.5,0.9",
+      "mp.metrics.distribution.timer.buckets=100ms,1s",
+      "",
+    ].join("\n"),
+  });
+  try {
+    await using cli = await launch(
+      ["--root", root, ...HOST, "--metrics", "--config", "conf/site.yaml"],
+      { cwd: root, env: { MP_METRICS_TAGS: "zone=eu,tier=web" } },
+    );
+    // A keep-alive connection held open while the scrape runs.
+    const port = Number(new URL(cli.url).port);
+    using held = await Deno.connect({ hostname: "127.0.0.1", port });
+    await held.write(
+      new TextEncoder().encode("GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n"),
+    );
+    await held.read(new Uint8Array(4096));
+    const { body } = await get(new URL("metrics?scope=vendor", cli.url));
+    const samples = parseSamples(body);
+    const counts = only(samples, "http_server_requests_seconds_count");
+    assert.equal(counts.length, 1);
+    // Environment over file for the tags; the file's app name still applies.
+    assert.deepEqual(
+      { ...counts[0]!.labels },
+      {
+        method: "GET",
+        mp_app: "from-file",
+        mp_scope: "vendor",
+        status: "2xx",
+        tier: "web",
+        uri: "static",
+        zone: "eu",
+      },
+    );
+    const quantiles = samples.filter((s) =>
+      s.name === "http_server_requests_seconds" && s.labels.quantile
+    ).map((s) => s.labels.quantile);
+    assert.deepEqual(quantiles, ["0.5", "0.9"]);
+    const buckets = only(samples, "http_server_requests_seconds_bucket").map((
+      s,
+    ) => s.labels.le);
+    assert.deepEqual(buckets, ["0.1", "1.0", "+Inf"]);
+    const open = only(samples, "http_server_open_connections");
+    assert.equal(open.length, 1);
+    assert.ok(open[0]!.value >= 1, `open connections ${open[0]!.value}`);
+
+    const om = await get(new URL("metrics", cli.url), {
+      headers: {
+        accept:
+          "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
+      },
+    });
+    assert.equal(
+      om.res.headers.get("content-type"),
+      "application/openmetrics-text; version=1.0.0; charset=utf-8",
+    );
+    assert.match(om.body, /^# TYPE process_cpu_seconds counter$/m);
+    assert.match(om.body, /^# UNIT process_cpu_seconds seconds$/m);
+    assert.match(om.body, /^# TYPE http_server_requests_seconds histogram$/m);
+    assert.match(om.body, /\n# EOF\n$/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("serve --metrics reports a malformed MP_METRICS_TAGS on standard error and serves on", async () => {
+  const root = await makeSite(SITE);
+  try {
+    await using cli = await launch(["--root", root, ...HOST, "--metrics"], {
+      env: { MP_METRICS_TAGS: "no-equals-sign" },
+    });
+    const { res, body } = await get(new URL("metrics?scope=base", cli.url));
+    assert.equal(res.status, 200);
+    assert.doesNotMatch(body, /no-equals-sign/);
+    assert.deepEqual(
+      cli.stderr.filter((line) => line.includes("mp.metrics.tags")),
+      ['httpd-cli: Ignoring mp.metrics.tags: malformed pair "no-equals-sign"'],
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("serve --metrics exits 2 naming microprofile-config.properties when it cannot be read", async () => {
+  const root = await makeSite({
+    ...SITE,
+    "conf/site.yaml": "server:\n  port: 0\n",
+  });
+  try {
+    // A directory where the file should be: present, but not readable as text.
+    await Deno.mkdir(`${root}/conf/microprofile-config.properties`);
+    const { code, stdout, stderr } = await runCli(
+      [
+        "serve",
+        "--root",
+        root,
+        ...HOST,
+        "--metrics",
+        "--config",
+        `${root}/conf/site.yaml`,
+      ],
+    );
+    assert.equal(code, 2);
+    assert.equal(stdout, "");
+    const lines = stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /microprofile-config\.properties/);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -49,14 +49,19 @@ Flags:
 }; 10, 2.5s, 500ms, 1m)
   --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
                          timer http.server.requests and runtime gauges, summed
-                         over workers; Prometheus text, or JSON with
-                         Accept: application/json
+                         over workers; Prometheus text, OpenMetrics when
+                         Accept prefers it, or JSON with Accept:
+                         application/json
   -V, --version          Print the build identification
   -h, --help             Print this help
 
 Environment:
   STAGING=true             Add the headers.staging block
   SERVICE_ACCESS_LOG=true  Turn the access log on (false turns it off)
+  MP_METRICS_TAGS, MP_METRICS_APPNAME, MP_METRICS_DISTRIBUTION_PERCENTILES, ...
+                           With --metrics: mp.metrics.* as MicroProfile Config
+                           names them, over microprofile-config.properties
+                           beside the --config file (or in the working directory)
 
 Precedence: flag > environment > YAML file > default.
 

@@ -4,7 +4,12 @@
  *
  * @module
  */
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import {
+  type ConfigWarning,
+  DEFAULT_PROPERTIES_FILE,
+  resolveMetricsConfig,
+} from "@org/metrics";
 import type { LoadOptions, ServeConfig, TlsFiles } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { type FlagValues, MAX_WORKERS } from "./args.ts";
@@ -35,7 +40,45 @@ export async function resolveServeConfig(
     file = parseConfigYaml(text, flags.config);
   }
   const merged = mergeConfig({ flags, file, env, cwd });
-  return await check(merged, cwd);
+  const config = await check(merged, cwd);
+  if (config.metrics !== undefined) {
+    const beside = flags.config === undefined
+      ? cwd
+      : dirname(resolve(cwd, flags.config));
+    config.metricsProperties = readMetricsProperties(
+      join(beside, DEFAULT_PROPERTIES_FILE),
+      env,
+    );
+  }
+  return config;
+}
+
+/**
+ * The `mp.metrics.*` values of `--metrics`, with the library's precedence:
+ * environment over the properties file. Malformed values are reported when
+ * the registries are built from them; an unreadable file stops here.
+ */
+function readMetricsProperties(
+  file: string,
+  env: (name: string) => string | undefined,
+): Record<string, string> {
+  let unreadable: ConfigWarning | undefined;
+  const config = resolveMetricsConfig({
+    env,
+    propertiesFile: file,
+    onWarning: (warning) => {
+      if (warning.key === file) unreadable ??= warning;
+    },
+  });
+  if (unreadable !== undefined) {
+    throw new UsageError(
+      "unreadable-file",
+      `Cannot read "${file}": ${
+        unreadable.message.replace(/^cannot read the file: /, "")
+      }`,
+    );
+  }
+  return { ...config.values };
 }
 
 async function check(merged: MergedConfig, cwd: string): Promise<ServeConfig> {

@@ -15,7 +15,9 @@
  * @module
  */
 import {
+  type ConfigWarning,
   MetricRegistries,
+  MetricsConfig,
   registerRuntimeMetrics,
   type RuntimeMetrics,
 } from "@org/metrics";
@@ -33,7 +35,15 @@ export const PROCESS_WIDE_GAUGES: Readonly<
     "cpu.processCpuTime",
     "cpu.processCpuLoad",
   ],
-  vendor: ["process.resident.memory"],
+  vendor: [
+    "process.cpu",
+    "process.cpu.user",
+    "process.cpu.system",
+    "process.resident.memory",
+    "process.start.time",
+    "process.open.fds",
+    "process.max.fds",
+  ],
 };
 
 /** Registries with their runtime metrics, closed when the server stops. */
@@ -42,9 +52,19 @@ export interface ServerMetrics extends MetricsSource {
   close(): void;
 }
 
-/** Every runtime metric: for the thread serving alone, or the supervisor of workers. */
-export function processMetrics(): ServerMetrics {
-  const registries = new MetricRegistries({ clock: requestTimerClock });
+/**
+ * Every runtime metric: for the thread serving alone, or the supervisor of
+ * workers. `properties` are the `mp.metrics.*` values of the configuration;
+ * each malformed one is reported to `onWarning`.
+ */
+export function processMetrics(
+  properties: Readonly<Record<string, string>> = {},
+  onWarning: (warning: ConfigWarning) => void = () => {},
+): ServerMetrics {
+  const registries = new MetricRegistries({
+    config: new MetricsConfig(properties, onWarning),
+    clock: requestTimerClock,
+  });
   const runtime: RuntimeMetrics = registerRuntimeMetrics({ registries });
   return { registries, close: () => runtime.close() };
 }
@@ -55,8 +75,13 @@ export function processMetrics(): ServerMetrics {
  */
 export function workerMetrics(
   collect: NonNullable<MetricsSource["collect"]>,
+  properties: Readonly<Record<string, string>> = {},
 ): ServerMetrics {
-  const registries = new MetricRegistries({ clock: requestTimerClock });
+  // The main thread has reported the malformed values already.
+  const registries = new MetricRegistries({
+    config: new MetricsConfig(properties, () => {}),
+    clock: requestTimerClock,
+  });
   registerRuntimeMetrics({ registries, eventLoopDelay: false }).close();
   for (const scope of ["base", "vendor"] as const) {
     for (const name of PROCESS_WIDE_GAUGES[scope]) {

@@ -5,6 +5,7 @@
  * @module
  */
 import { Server } from "@org/httpd";
+import { trackConnections } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
 import { ListenError } from "../errors.ts";
 import { logs } from "./log_level.ts";
@@ -58,6 +59,9 @@ export async function startServer(
     await server.start();
   } catch (error) {
     throw ListenError.from(error, { hostname: config.bind, port });
+  }
+  if (options.metrics !== undefined) {
+    trackConnections(server, { registries: options.metrics.registries });
   }
   return server;
 }

@@ -55,7 +55,9 @@ scope.onmessage = async (event) => {
   if (message.type === "start") {
     workerId = message.id;
     if (message.logsOpen) logs.open();
-    if (message.config.metrics !== undefined) metrics = workerMetrics(collect);
+    if (message.config.metrics !== undefined) {
+      metrics = workerMetrics(collect, message.config.metricsProperties);
+    }
     try {
       server = await startServer(message.config, {
         workerId: message.id,

@@ -15,7 +15,14 @@
 import { type Clock, coarseNow } from "./clock.ts";
 import { DEFAULT_PERCENTILES } from "../config.ts";
 import { bucketIndex, bucketValue, MIN_MAGNITUDE, Store } from "./sketch.ts";
-import type { DistributionState, SketchState } from "../state.ts";
+import { Rates } from "./rates.ts";
+import { makeExemplar } from "./exemplar.ts";
+import type { ExemplarLabels } from "../exemplar.ts";
+import type {
+  DistributionState,
+  ExemplarState,
+  SketchState,
+} from "../state.ts";
 
 /** Slots in the window ring. */
 export const SLOT_COUNT = 3;
@@ -182,6 +189,12 @@ export class Distribution {
   readonly #slots: Slot[] = [];
   #current: Slot;
   #rotateAt: number;
+  /** The earlier of `#rotateAt` and the rates' next tick. */
+  #nextAt: number;
+  readonly #rates: Rates;
+  readonly #createdAt: number;
+  /** The latest exemplar per bucket, `+Inf` last; `null` until one comes. */
+  #exemplars: (ExemplarState | null)[] | null = null;
   readonly #clock: Clock;
 
   constructor(settings: DistributionSettings) {
@@ -202,11 +215,17 @@ export class Distribution {
     last.next = first;
     this.#current = first;
     this.#clock = settings.clock;
-    this.#rotateAt = settings.clock() + SLOT_MS;
+    const now = settings.clock();
+    this.#createdAt = now;
+    this.#rotateAt = now + SLOT_MS;
+    this.#rates = new Rates(now);
+    this.#nextAt = Math.min(this.#rotateAt, this.#rates.tickAt);
   }
 
   /** Records one value: O(1), no allocation once the sketch range is set. */
   record(value: number): void {
+    // Tick before counting: the values counted so far belong to the past.
+    if (this.#clock() >= this.#nextAt) this.#advance();
     this.count++;
     this.sum += value;
     const bounds = this.#bounds;
@@ -215,12 +234,34 @@ export class Distribution {
       while (i < bounds.length && value > bounds[i]!) i++;
       if (i < bounds.length) this.#bucketCounts![i]!++;
     }
-    if (this.#clock() >= this.#rotateAt) this.#rotate();
     this.#current.add(value);
   }
 
-  #rotate(): void {
+  /**
+   * Keeps `labels` as the exemplar of the bucket `value` falls in, after
+   * checking them; without buckets there is nowhere to publish it.
+   */
+  exemplar(value: number, labels: ExemplarLabels): void {
+    const exemplar = makeExemplar(labels, value);
+    const bounds = this.#bounds;
+    if (bounds === null) return;
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    const exemplars = this.#exemplars ??= new Array<ExemplarState | null>(
+      bounds.length + 1,
+    ).fill(null);
+    exemplars[i] = exemplar;
+  }
+
+  /** Rotates the window and ticks the rates when due. */
+  #advance(): void {
     const now = this.#clock();
+    this.#rotate(now);
+    this.#rates.tick(this.count, now);
+    this.#nextAt = Math.min(this.#rotateAt, this.#rates.tickAt);
+  }
+
+  #rotate(now: number): void {
     if (now < this.#rotateAt) return;
     const steps = Math.floor((now - this.#rotateAt) / SLOT_MS) + 1;
     let current = this.#current;
@@ -234,7 +275,7 @@ export class Distribution {
 
   /** Values in the window, and their max and min (0 when empty). */
   window(): { n: number; max: number; min: number } {
-    this.#rotate();
+    this.#advance();
     let n = 0, max = -Infinity, min = Infinity;
     for (const slot of this.#slots) {
       n += slot.n;
@@ -265,7 +306,9 @@ export class Distribution {
       let cumulative = 0;
       for (const c of this.#bucketCounts) bucketCounts.push(cumulative += c);
     }
-    return {
+    const elapsedSeconds = (this.#clock() - this.#createdAt) / 1000;
+    const rates = this.#rates;
+    const state: DistributionState = {
       count: this.count,
       sum: this.sum,
       windowCount: window.n,
@@ -274,8 +317,16 @@ export class Distribution {
       percentiles: [...this.percentiles],
       buckets: [...this.buckets],
       bucketCounts,
+      rates: {
+        mean: elapsedSeconds > 0 ? this.count / elapsedSeconds : 0,
+        oneMinute: rates.oneMinute,
+        fiveMinutes: rates.fiveMinutes,
+        fifteenMinutes: rates.fifteenMinutes,
+      },
       sketch: mergeSketches(sketches),
     };
+    if (this.#exemplars !== null) state.bucketExemplars = [...this.#exemplars];
+    return state;
   }
 }
 

@@ -5,7 +5,9 @@
  * A value is `;`-separated groups `<metric name>=<comma-separated values>`.
  * A name may end with `*` as a prefix wildcard (`*` alone matches every
  * name). Groups later in the value take precedence: the right-most matching
- * group wins, and values are never merged across groups.
+ * group wins, and values are never merged across groups. A group without a
+ * name (`0.5,0.95,0.99`, the specification's global form) applies to every
+ * metric that no named group matches.
  *
  * @module
  */
@@ -18,6 +20,8 @@ export interface DistributionRule {
   wildcard: boolean;
   /** The valid values, sorted; `null` means "use the defaults". */
   values: number[] | null;
+  /** Whether the group had no name: it applies only where no named group matches. */
+  global?: boolean;
 }
 
 /** The outcome of parsing one property. */
@@ -39,12 +43,16 @@ const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 /** Histogram bounds: digits with an optional fraction. */
 const BUCKET = /^\d+(?:\.\d*)?$/;
 /** Timer bounds: an integer with an optional unit; no unit means milliseconds. */
-const TIMER_BUCKET = /^(\d+)(ms|s|m|h)?$/;
+const TIMER_BUCKET = /^(\d+)(ns|us|µs|ms|s|m|h|d)?$/;
 const NANOS_PER_UNIT: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  "µs": 1e3,
   ms: 1e6,
   s: 1e9,
   m: 60e9,
   h: 3600e9,
+  d: 86_400e9,
 };
 
 /** Parses one value token, or returns `undefined` when it is invalid. */
@@ -85,11 +93,12 @@ export function parseRules(kind: DistributionKind, value: string): ParsedRules {
     const group = rawGroup.trim();
     if (group === "") continue; // empty groups (`;;`) are tolerated
     const eq = group.indexOf("=");
-    if (eq <= 0) {
+    if (eq === 0) {
       dropped.push(group);
       continue;
     }
-    const name = group.slice(0, eq).trim();
+    const global = eq < 0;
+    const name = global ? "*" : group.slice(0, eq).trim();
     const wildcard = name.endsWith("*");
     const pattern = wildcard ? name.slice(0, -1) : name;
     const tokens = group.slice(eq + 1).split(",").map((t) => t.trim())
@@ -108,21 +117,27 @@ export function parseRules(kind: DistributionKind, value: string): ParsedRules {
     const sorted = [...values].sort((a, b) => a - b);
     // All values invalid: percentiles fall back to the defaults (as the
     // reference implementation does); buckets match and give none.
-    rules.push({
+    const rule: DistributionRule = {
       pattern,
       wildcard,
       values: sorted.length === 0 && kind === "percentiles" ? null : sorted,
-    });
+    };
+    if (global) rule.global = true;
+    rules.push(rule);
   }
   return { rules, dropped };
 }
 
-/** The values of the right-most rule matching `name`, or `undefined`. */
+/**
+ * The right-most named rule matching `name`, else the right-most global
+ * rule, else `undefined`.
+ */
 export function lookupRule(
   rules: readonly DistributionRule[],
   name: string,
 ): DistributionRule | undefined {
   return rules.findLast((rule) =>
-    rule.wildcard ? name.startsWith(rule.pattern) : name === rule.pattern
-  );
+    rule.global !== true &&
+    (rule.wildcard ? name.startsWith(rule.pattern) : name === rule.pattern)
+  ) ?? rules.findLast((rule) => rule.global === true);
 }

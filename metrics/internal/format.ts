@@ -60,6 +60,51 @@ export function escapeLabelValue(value: string): string {
     : value;
 }
 
+/**
+ * A number as OpenMetrics 1.0 wants `le` and `quantile` values ("Canonical
+ * Numbers"): Go's shortest `%g` with `.0` added to plain integers, so 0.5,
+ * 1.0, 10.0, 100000.0, 1e+06 and 1e-05.
+ */
+export function formatCanonical(value: number): string {
+  if (value !== value) return "NaN";
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  const exponential = value.toExponential();
+  const e = exponential.indexOf("e");
+  const exponent = Number(exponential.slice(e + 1));
+  if (exponent < -4 || exponent >= 6) {
+    const digits = exponential.slice(e + 2);
+    return exponential.slice(0, e) + "e" + exponential[e + 1] +
+      (digits.length < 2 ? "0" + digits : digits);
+  }
+  const plain = String(value);
+  return plain.includes(".") ? plain : plain + ".0";
+}
+
+/** A time in seconds since the epoch, in fixed notation to the millisecond. */
+export function formatTimestamp(seconds: number): string {
+  return Number.isFinite(seconds) ? seconds.toFixed(3) : formatNumber(seconds);
+}
+
+/**
+ * A count: digits without a decimal point when it is an integer
+ * (OpenMetrics 1.0, "Numbers"), else as {@linkcode formatNumber}.
+ */
+export function formatCount(value: number): string {
+  return Number.isSafeInteger(value) ? String(value) : formatNumber(value);
+}
+
+/**
+ * Escapes OpenMetrics HELP text: `\` → `\\`, newline → `\n`, `"` → `\"`
+ * (OpenMetrics 1.0 ABNF, `escaped-string`).
+ */
+export function escapeOpenMetricsHelp(text: string): string {
+  return /[\\\n"]/.test(text)
+    ? text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')
+    : text;
+}
+
 /** Escapes HELP text: `\` → `\\`, newline → `\n`. */
 export function escapeHelp(text: string): string {
   return /[\\\n]/.test(text)

@@ -5,21 +5,10 @@
  * @module
  */
 
-/** The promtool binary, looked up on PATH and the usual places, if any. */
-export const PROMTOOL: string | undefined = findPromtool();
+import { findBinary } from "./prometheus_server.ts";
 
-function findPromtool(): string | undefined {
-  const dirs = ["/usr/bin", "/usr/local/bin", "/bin"];
-  try {
-    dirs.unshift(...(Deno.env.get("PATH") ?? "").split(":").filter(Boolean));
-  } catch { /* no env permission: use the usual places */ }
-  for (const dir of dirs) {
-    try {
-      if (Deno.statSync(`${dir}/promtool`).isFile) return `${dir}/promtool`;
-    } catch { /* not here */ }
-  }
-  return undefined;
-}
+/** The promtool binary, looked up on PATH and the usual places, if any. */
+export const PROMTOOL: string | undefined = findBinary("promtool");
 
 /**
  * Lint messages the MicroProfile TCK forces, never parse errors:
