@@ -282,8 +282,9 @@ export class Request {
    *   body: "data",
    *   trailers: { "x-checksum": "8d777f38" },
    * });
-   * assert.equal(req.trailers, undefined);
+   * const before = req.trailers;
    * await req.text();
+   * assert.equal(before, undefined);
    * assert.equal(req.trailers?.get("x-checksum"), "8d777f38");
    * ```
    */
