@@ -5,6 +5,7 @@
  * @module
  */
 import { type HeadersInit, HttpHeaders } from "./headers.ts";
+import { joinChunks } from "./internal/join_chunks.ts";
 
 /**
  * Limits on a form in a request body, beyond the request's `bodyLimit`
@@ -157,13 +158,7 @@ export class FormPart {
       chunks.push(chunk);
       total += chunk.length;
     }
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const chunk of chunks) {
-      out.set(chunk, at);
-      at += chunk.length;
-    }
-    return out;
+    return joinChunks(chunks, total);
   }
 
   /**

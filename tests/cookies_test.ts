@@ -14,9 +14,8 @@ import {
   setSignedCookie,
 } from "@org/httpd";
 import { curl, hasCommand } from "./support/commands.ts";
-import { concat } from "./support/bytes.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
-import { connect } from "./support/raw_http.ts";
+import { connect, readAll } from "./support/raw_http.ts";
 import { startServer } from "./support/server.ts";
 import {
   block,
@@ -64,13 +63,7 @@ Deno.test("HTTP/1.1 sends one Set-Cookie line per cookie", async () => {
       'GET / HTTP/1.1\r\nHost: x\r\nCookie: a=1; b="2"\r\nConnection: close\r\n\r\n',
     ),
   );
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(4096);
-  for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
-    chunks.push(buf.slice(0, n));
-  }
-  conn.close();
-  const text = new TextDecoder().decode(concat(...chunks));
+  const { text } = await readAll(conn);
   const head = text.slice(0, text.indexOf("\r\n\r\n")).split("\r\n");
   assert.deepEqual(
     head.filter((l) => /^set-cookie:/i.test(l)),

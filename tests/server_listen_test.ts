@@ -6,28 +6,17 @@
 import assert from "node:assert/strict";
 import { type Handler, type ListenAddress, Response, Server } from "@org/httpd";
 import { curl, hasCommand } from "./support/commands.ts";
-import { concat } from "./support/bytes.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
-import { writeTestCertificate } from "./support/tls_cert.ts";
+import { readAll } from "./support/raw_http.ts";
+import { testCertificate } from "./support/tls_cert.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const haveCurl = await hasCommand("curl");
 
 const echo: Handler = (req) =>
   Response.text(
     `${req.protocol} ${req.secure} ${req.remoteAddress} ${req.header("host")}`,
   );
-
-async function makeCert(): Promise<{ cert: string; key: string } | null> {
-  const dir = await Deno.makeTempDir();
-  try {
-    const made = await writeTestCertificate(dir);
-    return made ? { cert: made.cert, key: made.key } : null;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 function ipv6Available(): boolean {
   try {
@@ -38,7 +27,7 @@ function ipv6Available(): boolean {
   }
 }
 
-const certificate = await makeCert();
+const certificate = await testCertificate();
 const ipv6 = ipv6Available();
 if (!ipv6) console.log("IPv6 loopback is not available: skipping ::1 checks");
 
@@ -47,13 +36,7 @@ async function rawGet(conn: Deno.Conn): Promise<string> {
   await conn.write(
     encoder.encode("GET / HTTP/1.1\r\nHost: sock\r\nConnection: close\r\n\r\n"),
   );
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(4096);
-  for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
-    chunks.push(buf.slice(0, n));
-  }
-  conn.close();
-  return decoder.decode(concat(...chunks));
+  return (await readAll(conn)).text;
 }
 
 async function tempSocketPath(): Promise<{ dir: string; path: string }> {

@@ -6,14 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { type Handler, HttpHeaders, Response } from "@org/httpd";
-import { concat } from "./support/bytes.ts";
 import { curl, hasCommand } from "./support/commands.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
-import { connect } from "./support/raw_http.ts";
+import { exchange } from "./support/raw_http.ts";
 import { startServer } from "./support/server.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 const handler: Handler = async (req) => {
   if (req.path === "/stream") {
@@ -54,15 +52,7 @@ const handler: Handler = async (req) => {
 
 /** Sends raw bytes and reads until the server closes. */
 async function rawExchange(port: number, raw: string): Promise<string> {
-  const conn = await connect(port);
-  await conn.write(encoder.encode(raw));
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(8192);
-  for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
-    chunks.push(buf.slice(0, n));
-  }
-  conn.close();
-  return decoder.decode(concat(...chunks));
+  return (await exchange(port, raw)).text;
 }
 
 const get = (path: string, extra = "", version = "1.1") =>

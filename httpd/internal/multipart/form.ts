@@ -12,6 +12,7 @@ import {
   FormPart,
 } from "../../form_data.ts";
 import { HttpHeaders } from "../../headers.ts";
+import { joinChunks } from "../join_chunks.ts";
 import type { BodyReader } from "../../request.ts";
 import { formEncoding } from "./content_type.ts";
 import { MultipartReader } from "./reader.ts";
@@ -183,14 +184,7 @@ async function readAll(source: BodyReader, limit: number): Promise<Uint8Array> {
     }
     chunks.push(c);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return joinChunks(chunks, total);
 }
 
 /** WHATWG URL standard `application/x-www-form-urlencoded` parsing. */
