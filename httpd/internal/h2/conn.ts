@@ -185,6 +185,7 @@ type Phase = typeof Phase[keyof typeof Phase];
 
 const EMPTY = new Uint8Array(0);
 const textEncoder = new TextEncoder();
+const NOT_LATIN1 = /[\u0100-\uffff]/;
 
 /**
  * A server-side HTTP/2 connection. Feed it bytes with
@@ -474,11 +475,20 @@ export class H2Connection {
    *
    * @param streamId The stream.
    * @param fields `[name, value, ...]`, names lower case, no pseudo-header.
+   * @throws {TypeError} When a field has a character above U+00FF, which
+   * HPACK cannot carry (checked now: the block is encoded later).
    */
   sendTrailers(streamId: number, fields: readonly string[]): void {
     const stream = this.#streams.get(streamId);
     if (stream === undefined || !canSend(stream.state) || stream.endQueued) {
       return;
+    }
+    for (const field of fields) {
+      if (NOT_LATIN1.test(field)) {
+        throw new TypeError(
+          `Cannot send trailer field "${field}": a character is above U+00FF`,
+        );
+      }
     }
     if (fields.length > 0) stream.trailers = fields;
     this.#sendQueue.enqueue(stream, EMPTY, true);

@@ -374,3 +374,15 @@ Deno.test("H2Connection hands request trailers to the driver with the end of the
   ]);
   assert.deepEqual(h.trailers, [[1, ["grpc-timeout", "1S"]]]);
 });
+
+Deno.test("H2Connection refuses trailers HPACK cannot carry before queueing them", () => {
+  const h = new Harness();
+  h.get(1);
+  h.conn.respond(1, [":status", "200"], false);
+  assert.throws(() => h.conn.sendTrailers(1, ["x-name", "ŋ"]), TypeError);
+  // The stream can still end, and the HPACK state is untouched.
+  h.conn.sendTrailers(1, ["x-name", "ok"]);
+  const last = h.out().at(-1) as HeadersFrame;
+  assert.equal(last.endStream, true);
+  assert.deepEqual(h.fields.get(last), ["x-name", "ok"]);
+});
