@@ -447,9 +447,9 @@ export class Request {
    *
    * @param options Form limits to change from `DEFAULT_FORM_DATA_LIMITS`.
    * @returns The parts, read as they are iterated.
-   * @throws {FormDataError} At once for another content type (the body is
-   * left unread); while iterating, 400 for a broken body and 413 over a
-   * limit.
+   * @throws {FormDataError} At once for another content type (415, the
+   * body is left unread) or a declared length over `bodyLimit` (413);
+   * while iterating, 400 for a broken body and 413 over a limit.
    *
    * @example Stream each file to disk
    * ```ts

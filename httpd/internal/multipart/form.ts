@@ -116,8 +116,8 @@ export async function readFormData(
  * @param bodyLimit The request's cap on body bytes.
  * @param options Form limits to change.
  * @returns The parts, read as they are iterated.
- * @throws {FormDataError} At once for an unsupported type; while iterating
- * for a broken body or a limit.
+ * @throws {FormDataError} At once for an unsupported type or a declared
+ * length over `bodyLimit`; while iterating for a broken body or a limit.
  */
 export function readParts(
   take: TakeBody,
