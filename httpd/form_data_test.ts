@@ -363,3 +363,16 @@ Deno.test("DEFAULT_FORM_DATA_LIMITS cannot be changed", () => {
     (DEFAULT_FORM_DATA_LIMITS as { maxParts: number }).maxParts = 1;
   }, TypeError);
 });
+
+Deno.test("parts() refuses a declared length over bodyLimit at once", () => {
+  const req = new Request("/", {
+    method: "POST",
+    headers: { "content-type": "multipart/form-data; boundary=b" },
+    body: "--b--".padEnd(100, "x"),
+    bodyLimit: 99,
+  });
+  assert.throws(
+    () => req.parts(),
+    (e) => e instanceof FormDataError && e.code === "BODY_TOO_LARGE",
+  );
+});
