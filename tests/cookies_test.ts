@@ -13,10 +13,11 @@ import {
   setCookie,
   setSignedCookie,
 } from "@org/httpd";
-import { curl, hasCommand } from "./support/commands.ts";
+import { curl } from "./support/curl.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
 import { connect, readAll } from "./support/raw_http.ts";
 import { startServer } from "./support/server.ts";
+import { hasCommand } from "./support/tools.ts";
 import {
   block,
   F,
@@ -118,15 +119,8 @@ Deno.test({
   ignore: !(await hasCommand("curl")),
   async fn() {
     await using server = await startServer(handler);
-    const out = await curl([
-      "--http2-prior-knowledge",
-      "-D",
-      "-",
-      "-o",
-      "/dev/null",
-      server.url("/"),
-    ]);
-    const lines = out.split("\r\n").filter((l) => /^set-cookie:/i.test(l));
+    const { head } = await curl(["--http2-prior-knowledge", server.url("/")]);
+    const lines = head.split("\r\n").filter((l) => /^set-cookie:/i.test(l));
     assert.deepEqual(lines, SET.map((c) => `set-cookie: ${c}`));
   },
 });

@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { FormDataError, type Handler, Response } from "@org/httpd";
-import { curl, hasCommand } from "./support/commands.ts";
+import { curl } from "./support/curl.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
 import { connect, readResponses } from "./support/raw_http.ts";
 import { startServer } from "./support/server.ts";
+import { hasCommand } from "./support/tools.ts";
 
 const haveCurl = await hasCommand("curl");
 const encoder = new TextEncoder();
@@ -144,7 +145,7 @@ for (const http2 of [false, true]) {
       try {
         const file = `${dir}/notes.txt`;
         await Deno.writeTextFile(file, "line 1\r\n--line 2\n");
-        const out = await curl([
+        const { body } = await curl([
           ...(http2 ? ["--http2-prior-knowledge"] : []),
           "-F",
           "name=Ada",
@@ -157,7 +158,7 @@ for (const http2 of [false, true]) {
           server.url("/form"),
         ]);
         const bytes = encoder.encode("line 1\r\n--line 2\n");
-        assert.deepEqual(JSON.parse(out), [
+        assert.deepEqual(JSON.parse(new TextDecoder().decode(body)), [
           ["name", "Ada"],
           ["doc", "notes.txt", "text/plain", bytes.length, checksum(bytes)],
           [

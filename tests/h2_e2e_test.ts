@@ -9,8 +9,8 @@ import http2 from "node:http2";
 import { Buffer } from "node:buffer";
 import { type Handler, Response } from "@org/httpd";
 import { startServer } from "./support/server.ts";
-import { hasCommand } from "./support/commands.ts";
 import { testCertificate } from "./support/tls_cert.ts";
+import { hasCommand } from "./support/tools.ts";
 
 const BIG = 3 * 1024 * 1024 + 17;
 

@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { type Handler, type ListenAddress, Response, Server } from "@org/httpd";
-import { curl, hasCommand } from "./support/commands.ts";
+import { curl } from "./support/curl.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
 import { readAll } from "./support/raw_http.ts";
 import { testCertificate } from "./support/tls_cert.ts";
+import { hasCommand } from "./support/tools.ts";
 
 const encoder = new TextEncoder();
 const haveCurl = await hasCommand("curl");
@@ -131,13 +132,16 @@ Deno.test("a Unix socket serves HTTP/1.1 and HTTP/2, and is removed on stop", as
     assert.ok(text.endsWith("\r\n\r\nHTTP/1.1 false unix: sock"), text);
     if (haveCurl) {
       for (const http2 of [false, true]) {
-        const out = await curl([
+        const { body } = await curl([
           "--unix-socket",
           path,
           ...(http2 ? ["--http2-prior-knowledge"] : []),
           "http://app/",
         ]);
-        assert.equal(out, `HTTP/${http2 ? "2" : "1.1"} false unix: app`);
+        assert.equal(
+          new TextDecoder().decode(body),
+          `HTTP/${http2 ? "2" : "1.1"} false unix: app`,
+        );
       }
     } else {
       console.log("curl is not installed: skipping curl --unix-socket");
