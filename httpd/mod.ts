@@ -46,9 +46,25 @@ export {
   DEFAULT_COMPRESS_THRESHOLD,
   DEFAULT_COMPRESSION_ENCODINGS,
 } from "./compress.ts";
+export {
+  type Cookie,
+  type CookieAttributes,
+  deleteCookie,
+  getCookies,
+  type HasHeaders,
+  setCookie,
+} from "./cookies.ts";
 export type { CorsOptions, CorsOrigin } from "./cors.ts";
 export { HttpError, type HttpErrorOptions } from "./errors.ts";
 export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
+export {
+  DEFAULT_FORM_DATA_LIMITS,
+  type FormDataLimits,
+  type FormDataOptions,
+  FormPart,
+  type FormPartInit,
+} from "./form_data.ts";
+export { FormDataError, type FormDataErrorCode } from "./form_data_error.ts";
 export {
   type AddHeaderIfEnvOptions,
   type AddHeaderIfOptions,
@@ -80,6 +96,14 @@ export {
 } from "./response.ts";
 export { type MountOptions, RouteGroup, Router } from "./router.ts";
 export {
+  type CookieSecret,
+  type CookieSecrets,
+  getSignedCookie,
+  setSignedCookie,
+} from "./signed_cookies.ts";
+export {
+  type ListenAddress,
+  type ListenerOptions,
   Server,
   ServerBuilder,
   type ServerOptions,

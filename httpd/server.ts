@@ -13,6 +13,14 @@ import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
 import type { ServedConnection, ServerContext } from "./internal/conn/types.ts";
 import { detectProtocol } from "./internal/conn/detect.ts";
+import {
+  closeListeners,
+  type ListenerSpec,
+  listenerSpecs,
+  type OpenListener,
+  openListeners,
+  remoteAddressOf,
+} from "./internal/conn/listeners.ts";
 
 /** PEM-encoded certificate chain and private key for HTTPS. */
 export interface TlsOptions {
@@ -22,18 +30,65 @@ export interface TlsOptions {
   key: string;
 }
 
-/** Options of {@linkcode Server}. */
-export interface ServerOptions {
-  /** The handler that answers every request. */
-  handler: Handler;
-  /** The TCP port; 0 picks a free one (read it from `server.port`). Default 8080. */
+/**
+ * One address a server listens on: a TCP port (HTTP, or HTTPS with `tls`)
+ * or a Unix socket `path`.
+ */
+export interface ListenerOptions {
+  /** The TCP port; 0 picks a free one (read it from `server.addresses`). Default 8080. */
   port?: number;
   /** The address to bind, IPv4 or IPv6. Default `0.0.0.0`. */
   bindAddress?: string;
+  /**
+   * Listen on this Unix domain socket instead of TCP (not with `port`,
+   * `bindAddress`, `tls` or `reusePort`). The file must not exist yet; it
+   * is removed when the server stops.
+   */
+  path?: string;
   /** Serve HTTPS with this certificate. */
   tls?: TlsOptions;
   /** ALPN protocols offered over TLS, preferred first. Default `["h2", "http/1.1"]`. */
   alpnProtocols?: string[];
+  /** Let several processes bind the same port (Linux `SO_REUSEPORT`). Default `false`. */
+  reusePort?: boolean;
+}
+
+/** Where a server listens, as {@linkcode ServerOptions.onListen} and {@linkcode Server.addresses} give it. */
+export type ListenAddress =
+  | {
+    /** A TCP socket. */
+    readonly transport: "tcp";
+    /** The bound address. */
+    readonly hostname: string;
+    /** The bound port. */
+    readonly port: number;
+    /** Whether it serves HTTPS. */
+    readonly secure: boolean;
+  }
+  | {
+    /** A Unix domain socket. */
+    readonly transport: "unix";
+    /** The socket's path. */
+    readonly path: string;
+    /** Always `false`. */
+    readonly secure: false;
+  };
+
+/** Options of {@linkcode Server}. */
+export interface ServerOptions extends ListenerOptions {
+  /** The handler that answers every request. */
+  handler: Handler;
+  /**
+   * Several addresses to listen on, such as IPv4 and IPv6, or HTTP and
+   * HTTPS, all served by the same handler and stopped together. When set,
+   * the top-level `port`, `bindAddress`, `path`, `tls`, `alpnProtocols`
+   * and `reusePort` must not be.
+   */
+  listeners?: ListenerOptions[];
+  /** Stops the server gracefully when aborted, like `stop()`. */
+  signal?: AbortSignal;
+  /** Called once per listener when it is bound, with its address. */
+  onListen?: (address: ListenAddress) => void;
   /** Limits and timeouts to change from {@linkcode DEFAULT_LIMITS}. */
   limits?: Partial<ServerLimits>;
   /** Accept HTTP/2 (TLS ALPN `h2` and plaintext prior knowledge). Default `true`. */
@@ -46,8 +101,6 @@ export interface ServerOptions {
    * bench/RESULTS.md), so only servers that use it pay for it.
    */
   requestContext?: boolean;
-  /** Let several processes bind the same port (Linux `SO_REUSEPORT`). Default `false`. */
-  reusePort?: boolean;
   /** The build facts behind `Server` / `X-Service-Build`. Default `BuildInfo.current()`. */
   buildInfo?: BuildInfo;
   /** Reports a handler failure. Default: one line on standard error. */
@@ -79,32 +132,31 @@ export interface ServerOptions {
 export class Server implements AsyncDisposable {
   #options: ServerOptions;
   #context: ServerContext;
-  #listener: Deno.Listener | undefined;
+  #specs: ListenerSpec[];
+  #listeners: OpenListener[] = [];
+  #started = false;
   #connections = new Set<ServedConnection>();
   #pending = new Set<Promise<void>>();
   /** Sockets in TLS handshake or protocol detection: no request yet. */
   #detecting = new Set<Deno.Conn>();
   #accepting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
+  #finished = Promise.withResolvers<void>();
+  #onAbort = (): void => void this.stop();
 
   /**
    * Creates a server; nothing listens until {@linkcode Server.start}.
    *
-   * @param options The handler, address, TLS and limits.
-   * @throws {TypeError} When there is no handler.
+   * @param options The handler, addresses, TLS and limits.
+   * @throws {TypeError} When there is no handler, or the addresses conflict
+   * (`listeners` with top-level address fields, `path` with `port`).
    * @throws {RangeError} On a port outside 0 to 65535 or a negative limit.
    */
   constructor(options: ServerOptions) {
     if (typeof options?.handler !== "function") {
       throw new TypeError("Cannot create a server: no handler set");
     }
-    const port = options.port;
-    if (
-      port !== undefined &&
-      (!Number.isInteger(port) || port < 0 || port > 65535)
-    ) {
-      throw new RangeError(`Cannot use port ${port}: expected 0 to 65535`);
-    }
+    this.#specs = listenerSpecs(options);
     this.#options = options;
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
@@ -145,19 +197,27 @@ export class Server implements AsyncDisposable {
     return new ServerBuilder();
   }
 
-  /** The bound port (useful with port 0). Throws before `start()`. */
+  /**
+   * The bound port of the first TCP listener (useful with port 0). Throws
+   * before `start()`, and when every listener is a Unix socket.
+   */
   get port(): number {
     return this.#address().port;
   }
 
-  /** The bound address. Throws before `start()`. */
+  /** The bound address of the first TCP listener. Throws like `port`. */
   get hostname(): string {
     return this.#address().hostname;
   }
 
-  /** Whether the server listens over TLS. */
+  /** Whether the first listener serves HTTPS. */
   get secure(): boolean {
-    return this.#options.tls !== undefined;
+    return this.#specs[0]!.tls !== undefined;
+  }
+
+  /** Where the server listens, one entry per listener; empty before `start()`. */
+  get addresses(): ListenAddress[] {
+    return this.#listeners.map((open) => open.address);
   }
 
   /**
@@ -180,40 +240,41 @@ export class Server implements AsyncDisposable {
   }
 
   /**
-   * Binds the address and starts accepting connections.
+   * Settles when the server has stopped: after `stop()`, an aborted
+   * `signal`, or `await using` ends, once every connection is closed.
+   */
+  get finished(): Promise<void> {
+    return this.#finished.promise;
+  }
+
+  /**
+   * Binds every address and starts accepting connections. With a `signal`
+   * that is already aborted, nothing is bound and the server is finished.
    *
-   * @returns A promise that settles once the port is bound.
-   * @throws {Deno.errors.AddrInUse} When the address is taken.
+   * @returns A promise that settles once every address is bound.
+   * @throws {Deno.errors.AddrInUse} When an address is taken; none stays
+   * bound then.
    */
   start(): Promise<void> {
-    if (this.#listener) return Promise.resolve();
-    const options = this.#options;
-    const hostname = options.bindAddress ?? "0.0.0.0";
-    const port = options.port ?? 8080;
-    const h2 = options.http2 ?? true;
-    if (options.tls) {
-      const alpn = options.alpnProtocols ??
-        (h2 ? ["h2", "http/1.1"] : ["http/1.1"]);
-      this.#listener = Deno.listenTls(
-        {
-          hostname,
-          port,
-          cert: options.tls.cert,
-          key: options.tls.key,
-          alpnProtocols: alpn,
-          // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
-          ...(options.reusePort ? { reusePort: true } : {}),
-        } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
-      );
-    } else {
-      this.#listener = Deno.listen({
-        hostname,
-        port,
-        transport: "tcp",
-        ...(options.reusePort ? { reusePort: true } : {}),
-      });
+    if (this.#started) return Promise.resolve();
+    const { signal, onListen } = this.#options;
+    if (signal?.aborted) {
+      this.#started = true;
+      this.#stopping = Promise.resolve();
+      this.#finished.resolve();
+      return Promise.resolve();
     }
-    this.#accepting = this.#acceptLoop(this.#listener);
+    this.#listeners = openListeners(this.#specs, this.#options.http2 ?? true);
+    this.#started = true;
+    this.#accepting = Promise.all(
+      this.#listeners.map((open) => this.#acceptLoop(open)),
+    ).then(() => {});
+    signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (onListen) {
+      for (const open of this.#listeners) {
+        onListen(open.address);
+      }
+    }
     return Promise.resolve();
   }
 
@@ -238,13 +299,17 @@ export class Server implements AsyncDisposable {
   }
 
   async #stop(): Promise<void> {
-    const listener = this.#listener;
-    if (!listener) return;
     try {
-      listener.close();
-    } catch {
-      // Already closed.
+      await this.#drain();
+    } finally {
+      this.#finished.resolve();
     }
+  }
+
+  async #drain(): Promise<void> {
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    if (this.#listeners.length === 0) return;
+    closeListeners(this.#listeners);
     await this.#accepting;
     // A socket that has not sent a request yet has nothing in flight.
     for (const conn of this.#detecting) close(conn);
@@ -261,14 +326,19 @@ export class Server implements AsyncDisposable {
     await all;
   }
 
-  #address(): Deno.NetAddr {
-    if (!this.#listener) {
+  #address(): { hostname: string; port: number } {
+    if (this.#listeners.length === 0) {
       throw new TypeError("Cannot read the address: the server is not started");
     }
-    return this.#listener.addr as Deno.NetAddr;
+    for (const { address } of this.#listeners) {
+      if (address.transport === "tcp") return address;
+    }
+    throw new TypeError(
+      "Cannot read the address: the server listens on Unix sockets only",
+    );
   }
 
-  async #acceptLoop(listener: Deno.Listener): Promise<void> {
+  async #acceptLoop({ listener, spec }: OpenListener): Promise<void> {
     while (true) {
       let conn: Deno.Conn;
       try {
@@ -279,18 +349,17 @@ export class Server implements AsyncDisposable {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
-      const setup = this.#setup(conn);
+      const setup = this.#setup(conn, spec);
       this.#pending.add(setup);
       setup.finally(() => this.#pending.delete(setup));
     }
   }
 
-  async #setup(conn: Deno.Conn): Promise<void> {
+  async #setup(conn: Deno.Conn, spec: ListenerSpec): Promise<void> {
     const context = this.#context;
-    const remote = conn.remoteAddr as Deno.NetAddr;
     const info = {
-      remoteAddress: remote.hostname,
-      secure: this.#options.tls !== undefined,
+      remoteAddress: remoteAddressOf(conn),
+      secure: spec.tls !== undefined,
     };
     let served: ServedConnection;
     this.#detecting.add(conn);
@@ -309,7 +378,7 @@ export class Server implements AsyncDisposable {
           info,
         );
       } else {
-        (conn as Deno.TcpConn).setNoDelay(true);
+        if (spec.transport === "tcp") (conn as Deno.TcpConn).setNoDelay(true);
         const detected = await detectProtocol(
           conn,
           context.limits.headerTimeoutMs,
@@ -397,6 +466,52 @@ export class ServerBuilder {
    */
   bindAddress(address: string): this {
     this.#options.bindAddress = address;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.path}: listens on a Unix domain socket
+   * instead of a TCP port.
+   *
+   * @param path The socket's path.
+   * @returns This builder.
+   */
+  path(path: string): this {
+    this.#options.path = path;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.listeners}: several addresses, each a
+   * TCP port (with or without TLS) or a Unix socket.
+   *
+   * @param listeners The addresses.
+   * @returns This builder.
+   */
+  listeners(...listeners: ListenerOptions[]): this {
+    this.#options.listeners = listeners;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.signal}: aborting it stops the server.
+   *
+   * @param signal The signal.
+   * @returns This builder.
+   */
+  signal(signal: AbortSignal): this {
+    this.#options.signal = signal;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.onListen}, called with each bound address.
+   *
+   * @param fn Receives the address.
+   * @returns This builder.
+   */
+  onListen(fn: (address: ListenAddress) => void): this {
+    this.#options.onListen = fn;
     return this;
   }
 

@@ -65,3 +65,21 @@ export async function writeTestCertificate(
     key: await Deno.readTextFile(keyFile),
   };
 }
+
+/**
+ * Makes a certificate in a temporary directory, reads it, and removes the
+ * files.
+ *
+ * @returns The certificate and key, or `null` when openssl is missing.
+ */
+export async function testCertificate(): Promise<
+  { cert: string; key: string } | null
+> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const made = await writeTestCertificate(dir);
+    return made ? { cert: made.cert, key: made.key } : null;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
