@@ -741,10 +741,11 @@ Deno.test("stop(): every WebSocket gets 1001 and the handshake may finish", asyn
     const close = await ws.expect(Op.CLOSE);
     assert.equal(closeCode(close), 1001);
     await ws.sendFrames({ op: Op.CLOSE, payload: closePayload(1001) });
+    // The server ends TCP first; the client follows.
+    assert.deepEqual(await ws.untilClosed(), []);
+    ws.close();
   }
   await stopping;
-  a.close();
-  b.close();
   assert.deepEqual(closes, ["1001 true", "1001 true"]);
 });
 
