@@ -7,6 +7,7 @@
  * @module
  */
 import zlib from "node:zlib";
+import { joinChunks } from "../join_chunks.ts";
 import { CloseCode } from "./close_code.ts";
 import { WebSocketProtocolError } from "./errors.ts";
 
@@ -23,19 +24,12 @@ const CHUNK_SIZE = 16 * 1024;
  * of zlib's buffers, and are `Buffer`s). */
 function join(chunks: Uint8Array[], total: number): Uint8Array {
   const only = chunks[0];
-  if (
-    chunks.length === 1 && only!.byteOffset === 0 &&
-    only!.buffer.byteLength === total
-  ) {
-    return new Uint8Array(only!.buffer, 0, total);
+  if (chunks.length !== 1 || only === undefined) {
+    return joinChunks(chunks, total);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return only.byteOffset === 0 && only.buffer.byteLength === total
+    ? new Uint8Array(only.buffer, 0, total)
+    : new Uint8Array(only);
 }
 
 type Stream = zlib.DeflateRaw | zlib.InflateRaw;
