@@ -1,16 +1,46 @@
 /**
- * The access-log line format; the filter itself is
+ * The access-log line formats; the filter itself is
  * {@linkcode Filter.accessLog}.
  *
  * @module
  */
+import type { Request } from "./request.ts";
 import { stdoutSink } from "./internal/filters/stdout_sink.ts";
 
 /** Receives one access-log line, without a line break. */
 export type AccessLogSink = (line: string) => void;
 
+/**
+ * The formats of {@linkcode formatAccessLogLine}:
+ *
+ * - `"default"`: the Common Log Format with the duration at the end.
+ * - `"common"`: the NCSA Common Log Format, as Apache's `common` and
+ *   nginx's default without the last two fields.
+ * - `"combined"`: `common` plus the quoted `Referer` and `User-Agent`, as
+ *   Apache's and nginx's `combined`.
+ * - `"json"`: one JSON object per line, for log pipelines.
+ */
+export type AccessLogFormat = "default" | "common" | "combined" | "json";
+
+/** Every {@linkcode AccessLogFormat}, for checking a user's choice. */
+export const ACCESS_LOG_FORMATS: readonly AccessLogFormat[] = Object.freeze([
+  "default",
+  "common",
+  "combined",
+  "json",
+]);
+
 /** Options of {@linkcode Filter.accessLog}. */
 export interface AccessLogOptions {
+  /** The line format. Default `"default"`. */
+  format?: AccessLogFormat;
+  /**
+   * Who made the request, for the user field. Default: the
+   * `X-Forwarded-User` or `Gap-Auth` field an authenticating proxy sets.
+   * Called after the handler, so a filter inside this one can record the
+   * user it authenticated (in `req.attributes`, say).
+   */
+  user?: (req: Request) => string | undefined;
   /** A monotonic clock in milliseconds for durations. Default `performance.now`. */
   now?: () => number;
   /** The wall clock in milliseconds since the epoch for the timestamp. Default `Date.now`. */
@@ -37,6 +67,14 @@ export interface AccessLogEntry {
   size: number | undefined;
   /** How long the handler took, in milliseconds. */
   durationMs: number;
+  /** The `Referer` field, for `combined` and `json`. */
+  referer?: string | undefined;
+  /** The `User-Agent` field, for `combined` and `json`. */
+  userAgent?: string | undefined;
+  /** The request's identifier, for `json`. */
+  requestId?: string | undefined;
+  /** Whether the request came over TLS, for `json`. */
+  tls?: boolean | undefined;
 }
 
 const MONTHS = [
@@ -63,18 +101,24 @@ let cachedSecond = -1;
 let cachedStamp = "";
 
 /**
- * Formats one access-log line in the extended combined format:
+ * Formats one access-log line. The `"default"` format is:
  *
  * `<client_ip> - <user> [dd/MMM/yyyy:HH:mm:ss +0000] "<method> <target> <protocol>" <status> <size> <duration>ms`
  *
- * Time is UTC. Unknown fields are `-`; `size` is `-` for a stream of unknown
- * length. The duration is written in milliseconds with three decimals
- * (microsecond resolution). In every
- * field taken from the request, `"` becomes `\"`, `\` becomes `\\` and
- * control characters become `\xHH`, so a hostile request cannot forge or
- * break a line.
+ * `"common"` ends after `<size>`; `"combined"` adds `"<referer>" "<user agent>"`
+ * after it. Time is UTC. Unknown fields are `-`; `size` is `-` for a stream
+ * of unknown length. The duration is written in milliseconds with three
+ * decimals (microsecond resolution). In every field taken from the
+ * request, `"` becomes `\"`, `\` becomes `\\` and control characters
+ * become `\xHH`, so a hostile request cannot forge or break a line.
+ *
+ * `"json"` writes one object with the keys `time` (ISO 8601, UTC),
+ * `client_ip`, `user`, `method`, `target`, `protocol`, `status`, `bytes`,
+ * `duration_ms`, `referer`, `user_agent`, `request_id` and `tls`; unknown
+ * values are `null`, and JSON escaping keeps every line one line.
  *
  * @param entry The fields.
+ * @param format The format. Default `"default"`.
  * @returns The line, without a line break.
  *
  * @example Format a line
@@ -96,7 +140,31 @@ let cachedStamp = "";
  * assert.equal(line, '203.0.113.7 - - [02/Jan/2026:03:04:05 +0000] "GET /a\\"b HTTP/1.1" 200 512 1.235ms');
  * ```
  */
-export function formatAccessLogLine(entry: AccessLogEntry): string {
+export function formatAccessLogLine(
+  entry: AccessLogEntry,
+  format: AccessLogFormat = "default",
+): string {
+  switch (format) {
+    case "default":
+      return `${commonLine(entry)} ${entry.durationMs.toFixed(3)}ms`;
+    case "common":
+      return commonLine(entry);
+    case "combined":
+      return `${commonLine(entry)} "${quoted(entry.referer)}" "${
+        quoted(entry.userAgent)
+      }"`;
+    case "json":
+      return jsonLine(entry);
+    default:
+      throw new TypeError(
+        `Cannot format an access-log line as "${format}": expected one of ${
+          ACCESS_LOG_FORMATS.join(", ")
+        }`,
+      );
+  }
+}
+
+function commonLine(entry: AccessLogEntry): string {
   const ip = entry.clientIp ? escapeField(entry.clientIp) : "-";
   const user = entry.user ? escapeField(entry.user) : "-";
   const size = entry.size === undefined ? "-" : String(entry.size);
@@ -104,7 +172,29 @@ export function formatAccessLogLine(entry: AccessLogEntry): string {
     escapeField(entry.method)
   } ${escapeField(entry.target)} ${
     escapeField(entry.protocol)
-  }" ${entry.status} ${size} ${entry.durationMs.toFixed(3)}ms`;
+  }" ${entry.status} ${size}`;
+}
+
+function quoted(value: string | undefined): string {
+  return value ? escapeField(value) : "-";
+}
+
+function jsonLine(entry: AccessLogEntry): string {
+  return JSON.stringify({
+    time: new Date(entry.time).toISOString(),
+    client_ip: entry.clientIp || null,
+    user: entry.user || null,
+    method: entry.method,
+    target: entry.target,
+    protocol: entry.protocol,
+    status: entry.status,
+    bytes: entry.size ?? null,
+    duration_ms: Math.round(entry.durationMs * 1000) / 1000,
+    referer: entry.referer || null,
+    user_agent: entry.userAgent || null,
+    request_id: entry.requestId || null,
+    tls: entry.tls ?? null,
+  });
 }
 
 /**

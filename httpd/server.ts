@@ -190,21 +190,8 @@ export class Server implements AsyncDisposable {
     const options = this.#options;
     const hostname = options.bindAddress ?? "0.0.0.0";
     const port = options.port ?? 8080;
-    const h2 = options.http2 ?? true;
     if (options.tls) {
-      const alpn = options.alpnProtocols ??
-        (h2 ? ["h2", "http/1.1"] : ["http/1.1"]);
-      this.#listener = Deno.listenTls(
-        {
-          hostname,
-          port,
-          cert: options.tls.cert,
-          key: options.tls.key,
-          alpnProtocols: alpn,
-          // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
-          ...(options.reusePort ? { reusePort: true } : {}),
-        } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
-      );
+      this.#listener = listenTls(options, hostname, port, options.tls);
     } else {
       this.#listener = Deno.listen({
         hostname,
@@ -215,6 +202,88 @@ export class Server implements AsyncDisposable {
     }
     this.#accepting = this.#acceptLoop(this.#listener);
     return Promise.resolve();
+  }
+
+  /**
+   * Replaces the certificate and key of an HTTPS server while it runs:
+   * connections accepted from now on get the new certificate; open ones
+   * keep theirs and finish as they would.
+   *
+   * With `reusePort` (which needs Deno's `--unstable-net`), a listener with
+   * the new certificate opens on the same port before the old one closes,
+   * so no connection is refused; only one that the kernel queued on the
+   * old listener in the instant it closes may be reset. Without it, the old
+   * listener closes first and the port is bound again at once: for that
+   * moment, well under a millisecond, new connections are refused. Either
+   * way, a pair that does not load is refused before anything changes.
+   *
+   * @param tls The new PEM certificate chain and key.
+   * @returns A promise that settles once new connections get the new
+   * certificate.
+   * @throws {TypeError} When the server is not started, is stopping, or
+   * does not serve TLS.
+   * @throws {Error} When the certificate and key do not load (the old ones
+   * stay in use).
+   *
+   * @example Renew a certificate
+   * ```ts ignore
+   * import { Response, Server } from "@org/httpd";
+   *
+   * const read = async () => ({
+   *   cert: await Deno.readTextFile("cert.pem"),
+   *   key: await Deno.readTextFile("key.pem"),
+   * });
+   * const server = new Server({
+   *   port: 8443,
+   *   tls: await read(),
+   *   reusePort: true, // with deno run --unstable-net: no refused connection
+   *   handler: () => Response.text("ok"),
+   * });
+   * await server.start();
+   * Deno.addSignalListener("SIGHUP", async () => await server.setTls(await read()));
+   * ```
+   */
+  async setTls(tls: TlsOptions): Promise<void> {
+    const options = this.#options;
+    const old = this.#listener;
+    if (old === undefined || this.#stopping) {
+      throw new TypeError(
+        "Cannot replace the certificate: the server is not running",
+      );
+    }
+    if (options.tls === undefined) {
+      throw new TypeError(
+        "Cannot replace the certificate: the server does not use TLS",
+      );
+    }
+    const { hostname, port } = old.addr as Deno.NetAddr;
+    let next: Deno.TlsListener;
+    if (options.reusePort) {
+      next = listenTls(options, hostname, port, tls);
+      this.#listener = next;
+      close(old);
+    } else {
+      // Load the pair first, so a bad one leaves the server as it was.
+      listenTls(options, hostname, 0, tls).close();
+      close(old);
+      // The port is free once the pending accept has let go of the socket.
+      await this.#accepting;
+      try {
+        next = listenTls(options, hostname, port, tls);
+      } catch (error) {
+        // Someone took the port in between: serve on with the old pair.
+        this.#listener = listenTls(options, hostname, port, options.tls);
+        this.#accepting = Promise.all([
+          this.#accepting,
+          this.#acceptLoop(this.#listener),
+        ]).then(() => {});
+        throw error;
+      }
+      this.#listener = next;
+    }
+    this.#options = { ...options, tls };
+    this.#accepting = Promise.all([this.#accepting, this.#acceptLoop(next)])
+      .then(() => {});
   }
 
   /**
@@ -335,7 +404,30 @@ export class Server implements AsyncDisposable {
   }
 }
 
-function close(conn: Deno.Conn): void {
+// Opens the TLS listener for `options`, with `tls` as the certificate.
+function listenTls(
+  options: ServerOptions,
+  hostname: string,
+  port: number,
+  tls: TlsOptions,
+): Deno.TlsListener {
+  const h2 = options.http2 ?? true;
+  const alpn = options.alpnProtocols ??
+    (h2 ? ["h2", "http/1.1"] : ["http/1.1"]);
+  return Deno.listenTls(
+    {
+      hostname,
+      port,
+      cert: tls.cert,
+      key: tls.key,
+      alpnProtocols: alpn,
+      // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
+      ...(options.reusePort ? { reusePort: true } : {}),
+    } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
+  );
+}
+
+function close(conn: Deno.Conn | Deno.Listener): void {
   try {
     conn.close();
   } catch {

@@ -19,7 +19,7 @@ export interface TestCertificate {
 
 /**
  * Writes `cert.pem` and `key.pem` (P-256, one day, CN and SAN localhost and
- * 127.0.0.1) into `dir`.
+ * 127.0.0.1, not a CA) into `dir`.
  *
  * @param dir An existing directory.
  * @returns The files and their contents, or `null` when openssl is missing
@@ -46,6 +46,10 @@ export async function writeTestCertificate(
         "/CN=localhost",
         "-addext",
         "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        // A leaf, not a CA: clients that trust it by `caCerts` (rustls)
+        // refuse a CA certificate used as the server's own.
+        "-addext",
+        "basicConstraints=critical,CA:FALSE",
         "-keyout",
         keyFile,
         "-out",

@@ -13,10 +13,11 @@ import { acceptsHtml } from "./accept_html.ts";
 import { answer, Mode } from "./answer.ts";
 import type { AssetSettings } from "./asset.ts";
 import { IMMUTABLE_CACHE_CONTROL, isFingerprinted } from "./fingerprint.ts";
+import { listDirectory, listingResponse } from "./list_response.ts";
 import { FsRoot } from "./fs_root.ts";
 import { INDEX_FILE_NAME } from "./index_format.ts";
 import { lookup, lookupFile, lookupIndex } from "./lookup.ts";
-import type { StaticSettings } from "./options.ts";
+import type { DotfilesMode, StaticSettings } from "./options.ts";
 import { BAD_PATH, hasExtension, resolvePath } from "./path.ts";
 import { plain, type Reply } from "./reply.ts";
 import {
@@ -37,12 +38,16 @@ const ALLOW = "GET, HEAD";
  * @returns The handler.
  */
 export function createStaticHandler(settings: StaticSettings): Handler {
-  const { cacheControl, immutableFingerprinted } = settings;
+  const { cacheControl, cacheRules, immutableFingerprinted } = settings;
   const assets: AssetSettings = {
-    cacheControl: (path) =>
-      immutableFingerprinted && isFingerprinted(path)
+    cacheControl: (path) => {
+      for (const rule of cacheRules) {
+        if (rule.pattern.test(path)) return rule.cacheControl;
+      }
+      return immutableFingerprinted && isFingerprinted(path)
         ? IMMUTABLE_CACHE_CONTROL
-        : cacheControl,
+        : cacheControl;
+    },
   };
   const memory: MemoryBudget = { used: 0, limit: settings.memoryLimit };
   const roots: Root[] = settings.roots.map((root) =>
@@ -74,6 +79,10 @@ export interface StaticHandlerSettings {
   readonly spaFallback: string | undefined;
   /** The not-found page's decoded path. */
   readonly notFoundFile: string | undefined;
+  /** Answer a directory without an index file with a listing. */
+  readonly directoryListing: boolean;
+  /** What dot segments do. */
+  readonly dotfiles: DotfilesMode;
 }
 
 /** Answers requests from a list of roots. */
@@ -104,10 +113,14 @@ export class StaticHandler {
       // RFC 9110 section 15.5.6: 405 carries Allow.
       return plain(405, "Method Not Allowed", ["allow"], [ALLOW]);
     }
-    const path = resolvePath(req.path);
+    const dotfiles = this.#settings.dotfiles;
+    const path = resolvePath(req.path, dotfiles === "allow");
     if (path === BAD_PATH) return plain(400, "Bad Request");
-    // A hidden file is missing like any other (the 404 page may answer).
-    if (typeof path === "number") return this.#miss(req, req.path);
+    if (typeof path === "number") {
+      if (dotfiles === "deny") return plain(403, "Forbidden");
+      // A hidden file is missing like any other (the 404 page may answer).
+      return this.#miss(req, req.path);
+    }
     if (path.endsWith("/")) return this.#directory(req, path);
     // The index describes the files; it is not one of them.
     if (path === "/" + INDEX_FILE_NAME) return this.#miss(req, path);
@@ -120,9 +133,11 @@ export class StaticHandler {
   #found(req: Request, path: string, found: LookupResult): Reply {
     if (found === undefined) return this.#miss(req, path);
     if (found !== DIRECTORY) return answer(req, found, Mode.File);
-    const { indexFiles } = this.#settings;
+    const { indexFiles, directoryListing } = this.#settings;
     return lookupIndex(this.#roots, path + "/", indexFiles).then((asset) => {
-      if (asset === undefined) return this.#miss(req, path);
+      if (asset === undefined && !directoryListing) {
+        return this.#miss(req, path);
+      }
       // A relative reference in the index page resolves against the slash
       // form, so send the client there (as nginx and Apache do). The
       // Location is rebuilt from the decoded path: never `//host`.
@@ -137,11 +152,18 @@ export class StaticHandler {
   }
 
   async #directory(req: Request, dir: string): Promise<Response> {
-    const { indexFiles } = this.#settings;
+    const { indexFiles, directoryListing, dotfiles } = this.#settings;
     const asset = await lookupIndex(this.#roots, dir, indexFiles);
-    return asset === undefined
-      ? this.#miss(req, dir)
-      : answer(req, asset, Mode.File);
+    if (asset !== undefined) return answer(req, asset, Mode.File);
+    if (directoryListing) {
+      const listing = await listDirectory(
+        this.#roots,
+        dir,
+        dotfiles === "allow",
+      );
+      if (listing !== undefined) return listingResponse(req, dir, listing);
+    }
+    return this.#miss(req, dir);
   }
 
   async #miss(req: Request, path: string): Promise<Response> {
