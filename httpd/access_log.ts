@@ -35,10 +35,11 @@ export interface AccessLogOptions {
   /** The line format. Default `"default"`. */
   format?: AccessLogFormat;
   /**
-   * Who made the request, for the user field. Default: the
-   * `X-Forwarded-User` or `Gap-Auth` field an authenticating proxy sets.
-   * Called after the handler, so a filter inside this one can record the
-   * user it authenticated (in `req.attributes`, say).
+   * Who made the request, for the user field. Called after the handler, so
+   * a filter inside this one can record the user it authenticated (in
+   * `req.attributes`, say). When it names nobody, as without it, the
+   * `X-Forwarded-User` or `Gap-Auth` field an authenticating proxy sets
+   * counts.
    */
   user?: (req: Request) => string | undefined;
   /** A monotonic clock in milliseconds for durations. Default `performance.now`. */

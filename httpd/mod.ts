@@ -81,6 +81,7 @@ export {
   DEFAULT_NOT_FOUND_FILE,
   DEFAULT_STAT_TTL_MS,
   type DotfilesMode,
+  IMMUTABLE_CACHE_CONTROL,
   StaticFileHandler,
   StaticFileHandlerBuilder,
   type StaticFileOptions,

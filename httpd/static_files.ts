@@ -25,6 +25,7 @@ import {
   type RootSpec,
 } from "./internal/static/options.ts";
 
+export { IMMUTABLE_CACHE_CONTROL } from "./internal/static/fingerprint.ts";
 export {
   DEFAULT_INDEX_FILES,
   DEFAULT_MAX_CACHED_FILE_SIZE,

@@ -1,8 +1,9 @@
 /**
  * Builds the launcher's handler from a {@linkcode ServeConfig}: static files
- * (behind the metrics endpoint with `--metrics`), then gzip, then the
- * configured headers, then the request timer (`--metrics` only), with the
- * access log outermost, so its duration covers everything.
+ * (behind the metrics endpoint with `--metrics`), then Basic
+ * authentication, then compression, then the configured headers (and
+ * HSTS), then the request timer (`--metrics` only), with the access log
+ * outermost, so its duration covers everything.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import {
 } from "@org/httpd";
 import { MetricRegistries } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
+import { authenticatedUser } from "./auth/basic_auth.ts";
 import { type MetricsSource, withMetricsEndpoint } from "./metrics_route.ts";
 import {
   REQUESTS_SCOPE,
@@ -34,6 +36,8 @@ export interface AppOptions {
    * Ignored unless `config.metrics` is set.
    */
   metrics?: MetricsSource;
+  /** The Basic authentication filter, when `config.auth` is set. */
+  auth?: Filter;
 }
 
 /** Returns the handler that serves `config`. */
@@ -45,17 +49,25 @@ export function buildHandler(
     roots: [config.root],
     preferPrecompressed: config.gzip,
     cacheControl: config.cacheControl,
-    notFoundFile: config.fallback,
+    cacheRules: config.cacheRules,
+    notFoundFile: config.fallback ?? (config.notFoundPage ? undefined : false),
     spaFallback: config.spaFallback,
     indexFiles: config.indexFiles,
+    directoryListing: config.dirListing,
+    dotfiles: config.dotfiles,
   });
   const metrics = config.metrics === undefined ? undefined : options.metrics ??
     { registries: new MetricRegistries({ clock: requestTimerClock }) };
-  if (metrics) {
+  // With its own address, the endpoint is served there, not here.
+  if (metrics && config.metricsBind === undefined) {
     handler = withMetricsEndpoint(handler, config.metrics!, metrics);
   }
+  if (options.auth) handler = options.auth.apply(handler);
   if (config.gzip) handler = Filter.gzip().apply(handler);
   const headers = [...config.headers];
+  if (config.hsts !== undefined && config.tls !== undefined) {
+    headers.push(["Strict-Transport-Security", config.hsts]);
+  }
   if (config.logLevel === "debug" && options.workerId !== undefined) {
     headers.push(["X-Worker-Id", String(options.workerId)]);
   }
@@ -67,7 +79,10 @@ export function buildHandler(
     ).apply(handler);
   }
   if (config.accessLog) {
-    handler = Filter.accessLog(options.accessLogSink).apply(handler);
+    handler = Filter.accessLog(options.accessLogSink, {
+      format: config.logFormat,
+      user: authenticatedUser,
+    }).apply(handler);
   }
   return handler;
 }

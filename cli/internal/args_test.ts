@@ -50,6 +50,8 @@ Deno.test("parseServeArgs() reads every flag of the seed", () => {
     tlsCert: "c.pem",
     tlsKey: "k.pem",
     workers: 3,
+    immutable: [],
+    auth: [],
     help: false,
     version: false,
   });

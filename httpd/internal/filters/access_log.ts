@@ -38,7 +38,10 @@ export function accessLogFilter(
       }`,
     );
   }
-  const userOf = options?.user ?? forwardedUser;
+  const named = options?.user;
+  const userOf = named === undefined
+    ? forwardedUser
+    : (req: Request) => named(req) ?? forwardedUser(req);
   // Only the formats that print them read these fields.
   const agent = format === "combined" || format === "json";
   const json = format === "json";
