@@ -267,8 +267,10 @@ class Reader {
         return;
       case "path": {
         if (
-          full === "static.fallback" && isScalar(node) && node.value === false
+          full === "static.fallback" && isScalar(node) &&
+          typeof node.value === "boolean"
         ) {
+          if (node.value) throw this.#typeError(full, node, "a path or false");
           v.noFallback = { value: true, position };
           return;
         }
