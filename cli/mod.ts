@@ -52,6 +52,7 @@ export {
   DEFAULT_GZIP,
   DEFAULT_LOG_LEVEL,
   DEFAULT_PORT,
+  type AuthSettings,
   type EnvReader,
   type LoadOptions,
   loadServeConfig,
@@ -69,6 +70,8 @@ export {
   YamlSyntaxError,
 } from "./errors.ts";
 export { runIndex, type RunIndexOptions } from "./index_cmd.ts";
+// The library's types that the configuration carries.
+export type { AccessLogFormat, CacheRule, DotfilesMode } from "@org/httpd";
 export type { LogLevel } from "./internal/log_level.ts";
 export { main } from "./main.ts";
 export { type LineWriter, runServe, type ServeOptions } from "./serve.ts";
