@@ -48,11 +48,11 @@
 import { main } from "./main.ts";
 
 export {
+  type AuthSettings,
   DEFAULT_BIND,
   DEFAULT_GZIP,
   DEFAULT_LOG_LEVEL,
   DEFAULT_PORT,
-  type AuthSettings,
   type EnvReader,
   type LoadOptions,
   loadServeConfig,
