@@ -256,6 +256,7 @@ http {
 `,
 );
 
+// Each contender listens on the port of its place in this list.
 const contenders: Contender[] = [
   {
     name: "httpd-cli serve",
@@ -302,6 +303,16 @@ const contenders: Contender[] = [
     pinned: true,
   },
   {
+    name: "httpd-cli serve --workers 2 (unpinned)",
+    command: [deno, ...cli, "--port", String(ports[4]), "--workers", "2"],
+    pinned: false,
+  },
+  {
+    name: "httpd-cli serve (unpinned)",
+    command: [deno, ...cli, "--port", String(ports[5])],
+    pinned: false,
+  },
+  {
     name: "httpd-cli serve --auth USER:PASSWORD",
     command: [deno, ...cli, "--port", String(ports[6]), "--auth", AUTH],
     pinned: true,
@@ -319,16 +330,6 @@ const contenders: Contender[] = [
     ],
     pinned: true,
     headers: [AUTH_HEADER],
-  },
-  {
-    name: "httpd-cli serve --workers 2 (unpinned)",
-    command: [deno, ...cli, "--port", String(ports[4]), "--workers", "2"],
-    pinned: false,
-  },
-  {
-    name: "httpd-cli serve (unpinned)",
-    command: [deno, ...cli, "--port", String(ports[5])],
-    pinned: false,
   },
 ];
 

@@ -205,24 +205,20 @@ interface Log {
 
 async function startHere(config: ServeConfig, log: Log): Promise<Running> {
   const metrics = serverMetrics(config, log.err);
-  let auth: SiteAuth | undefined;
-  let side: SideServers | undefined;
   try {
-    auth = await openSiteAuth(config);
+    const auth = await openSiteAuth(config);
     const server = await startServer(config, {
       ...(metrics ? { metrics } : {}),
       ...(auth?.site ? { auth: auth.site } : {}),
     });
-    try {
-      side = await startSideServers(config, {
-        httpsPort: server.port,
-        ...(metrics ? { metrics } : {}),
-        ...(auth ? { auth: auth.metrics } : {}),
-      });
-    } catch (error) {
+    const side = await startSideServers(config, {
+      httpsPort: server.port,
+      ...(metrics ? { metrics } : {}),
+      ...(auth ? { auth: auth.metrics } : {}),
+    }).catch(async (error) => {
       await server.stop();
       throw error;
-    }
+    });
     const tls = config.tls && watchTls(server, config.tls, {
       onReload: () => {
         if (log.info) log.out("Reloaded the TLS certificate and key");
@@ -235,13 +231,12 @@ async function startHere(config: ServeConfig, log: Log): Promise<Running> {
         }
       },
     });
-    const sideServers = side;
     return {
       port: server.port,
       lines: side.lines,
       stop: async () => {
         tls?.close();
-        await Promise.all([server.stop(), sideServers.stop()]);
+        await Promise.all([server.stop(), side.stop()]);
         metrics?.close();
       },
       openLogs: () => {},

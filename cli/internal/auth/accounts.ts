@@ -17,11 +17,17 @@ export interface AccountSources {
   file?: string;
 }
 
+/** How many slow hash checks (bcrypt, SHA-crypt) run at once; the rest
+ * wait their turn, so a burst of logins cannot take every core's time. */
+export const MAX_CONCURRENT_CHECKS = 2;
+
 /** Users and password hashes, with the file re-read on demand. */
 export class Accounts {
   #plain = new Map<string, Uint8Array>();
   #file: string | undefined;
   #hashes = new Map<string, string>();
+  #running = 0;
+  #waiting: (() => void)[] = [];
 
   private constructor(sources: AccountSources) {
     for (const { user, password } of sources.users) {
@@ -90,12 +96,23 @@ export class Accounts {
     const plain = this.#plain.get(user);
     if (plain !== undefined) return timingSafeEqual(plain, digest(password));
     const hash = this.#hashes.get(user);
-    if (hash !== undefined) return await verifyPassword(password, hash);
-    // Spend the time a real check would, so timing does not reveal users.
-    const decoy = this.#hashes.values().next().value;
-    if (decoy !== undefined) await verifyPassword(password, decoy);
-    else timingSafeEqual(digest(password), digest(user));
-    return false;
+    // An unknown user costs what a known one does, against some hash.
+    const against = hash ?? this.#hashes.values().next().value;
+    if (against === undefined) {
+      timingSafeEqual(digest(password), digest(user));
+      return false;
+    }
+    if (this.#running < MAX_CONCURRENT_CHECKS) this.#running++;
+    // A finished check hands its place to the next in line.
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      const ok = await verifyPassword(password, against);
+      return ok && hash !== undefined;
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
   }
 }
 

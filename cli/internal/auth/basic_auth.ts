@@ -51,6 +51,9 @@ export function basicAuth(
   // Authorization value → user, for values that passed: the hot path is
   // one map lookup.
   const known = new Map<string, string>();
+  // Checks under way, so many requests with the same new value (a client
+  // opening connections at once) run one bcrypt, not one each.
+  const checking = new Map<string, Promise<string | undefined>>();
   const filter = Filter.of((next: Handler) => (req: Request) => {
     if (when !== undefined && !when(req)) return next(req);
     const header = req.header("authorization");
@@ -60,19 +63,33 @@ export function basicAuth(
       req.attributes.set(USER, user);
       return next(req);
     }
-    const credentials = decode(header);
-    if (credentials === undefined) return challenge();
-    return accounts.verify(credentials.user, credentials.password).then(
-      (ok) => {
-        if (!ok) return challenge();
-        if (known.size >= MAX_REMEMBERED_CREDENTIALS) known.clear();
-        known.set(header, credentials.user);
-        req.attributes.set(USER, credentials.user);
-        return next(req);
-      },
-    );
+    let check = checking.get(header);
+    if (check === undefined) {
+      const credentials = decode(header);
+      if (credentials === undefined) return challenge();
+      check = accounts.verify(credentials.user, credentials.password).then(
+        (ok) => {
+          if (!ok) return undefined;
+          if (known.size >= MAX_REMEMBERED_CREDENTIALS) known.clear();
+          known.set(header, credentials.user);
+          return credentials.user;
+        },
+      ).finally(() => checking.delete(header));
+      checking.set(header, check);
+    }
+    return check.then((user) => {
+      if (user === undefined) return challenge();
+      req.attributes.set(USER, user);
+      return next(req);
+    });
   });
-  return { filter, forget: () => known.clear() };
+  return {
+    filter,
+    forget: () => {
+      known.clear();
+      checking.clear();
+    },
+  };
 }
 
 /**

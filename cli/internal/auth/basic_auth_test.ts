@@ -96,3 +96,34 @@ Deno.test("basicAuth() asks only the requests `when` picks, and forgets on deman
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("basicAuth() checks a new Authorization value once, however many requests bring it at once", async () => {
+  let checks = 0;
+  const accounts = {
+    verify: async (user: string, password: string) => {
+      checks++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return user === "a" && password === "b";
+    },
+  } as unknown as Accounts;
+  const handler = basicAuth(accounts).filter.apply(() => Response.text("in"));
+  const good = await Promise.all(
+    Array.from(
+      { length: 20 },
+      () => handler(new Request("/", { headers: header("a:b") })),
+    ),
+  );
+  assert.ok(good.every((res) => res.status === 200));
+  assert.equal(checks, 1);
+  const bad = await Promise.all(
+    Array.from(
+      { length: 5 },
+      () => handler(new Request("/", { headers: header("a:x") })),
+    ),
+  );
+  assert.ok(bad.every((res) => res.status === 401));
+  assert.equal(checks, 2);
+  // A failed value is not remembered: the next attempt is checked again.
+  await handler(new Request("/", { headers: header("a:x") }));
+  assert.equal(checks, 3);
+});
