@@ -33,13 +33,15 @@ Flags:
   --root DIR             Directory served (static.root)
   --port N               Port, 0 picks a free one (server.port, default ${DEFAULT_PORT})
   --bind ADDR            Address bound (server.bind, default ${DEFAULT_BIND})
-  --fallback PATH        File served with 404 when nothing matches (static.fallback;
-                         default 404.html when the root has one)
-  --no-fallback          Plain 404 even when 404.html exists (static.fallback: false)
+  --fallback PATH        File served with 404 when nothing matches
+                         (static.fallback; default: 404.html if the root has it)
+  --no-fallback          Plain 404 even when 404.html exists
+                         (static.fallback: false)
   --spa-fallback PATH    File served with 200 when nothing matches (static.spa-fallback)
   --dir-listing, --no-dir-listing
                          List directories without an index file, as HTML or
-                         JSON by Accept (static.dir-listing, SERVICE_DIR_LISTING)
+                         JSON by Accept (static.dir-listing,
+                         SERVICE_DIR_LISTING)
   --dotfiles MODE        Names starting with a dot: ignore (404, unlisted; the
                          default), allow, or deny (403) (static.dotfiles)
   --cache-control STR    Cache-Control for static files (static.cache-control)
@@ -49,13 +51,15 @@ Flags:
   --gzip, --no-gzip      Compression by Accept-Encoding: sidecars and gzip on
                          the fly (static.gzip, default on)
   --compress, --no-compress
-                         Also brotli on the fly (static.compress, SERVICE_COMPRESS)
+                         Also brotli on the fly (static.compress,
+                         SERVICE_COMPRESS)
   --cors [ORIGIN...]     CORS for these origins, * when none; preflights
                          answered (server.cors, SERVICE_CORS)
   --auth USER:PASSWORD   HTTP Basic authentication; repeatable (auth.users,
                          SERVICE_AUTH)
   --auth-file FILE       htpasswd file: bcrypt, SHA-crypt, apr1 or {SHA}
-                         entries, read again on SIGHUP (auth.file, SERVICE_AUTH_FILE)
+                         entries, read again on SIGHUP (auth.file,
+                         SERVICE_AUTH_FILE)
   --access-log, --no-access-log
                          Access log on standard output (logging.access-log)
   --log-format FORMAT    default, common, combined or json; turns the access
