@@ -205,6 +205,28 @@ export async function runCli(
   }
 }
 
+/**
+ * Runs `cli/main.ts serve ...args` and checks that it refused them as a
+ * usage mistake: exit status 2, nothing on standard output, and one line
+ * on standard error that matches `line`.
+ *
+ * @returns The line.
+ */
+export async function expectUsageError(
+  args: string[],
+  line: RegExp,
+  options: LaunchOptions = {},
+): Promise<string> {
+  const result = await runCli(["serve", ...args], options);
+  const lines = result.stderr.split("\n").filter((l) => l !== "");
+  const what = `serve ${args.join(" ")}: ${result.stderr}`;
+  if (result.code !== 2 || lines.length !== 1 || result.stdout !== "") {
+    throw new Error(`Expected one usage line and status 2 from ${what}`);
+  }
+  if (!line.test(lines[0]!)) throw new Error(`No match for ${line} in ${what}`);
+  return lines[0]!;
+}
+
 /** Fetches and reads the whole body, so no resource is left open. */
 export async function get(
   url: string | URL,

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { get, launch, makeSite, REPO_ROOT, runCli } from "./cli_launcher.ts";
+import {
+  expectUsageError,
+  get,
+  launch,
+  makeSite,
+  REPO_ROOT,
+} from "./cli_launcher.ts";
 import { CHROMIUM, dumpDom, screenshot } from "./support/chromium.ts";
 
 const LOCAL = ["--port", "0", "--bind", "127.0.0.1"];
@@ -242,10 +248,5 @@ Deno.test("serve refuses bad listing and fallback values with one line", async (
     [["--dir-listing=yes"], /--dir-listing: it takes no value/],
     [["--no-fallback=1"], /--no-fallback: it takes no value/],
   ];
-  for (const [args, line] of cases) {
-    const result = await runCli(["serve", ...args]);
-    assert.equal(result.code, 2, result.stderr);
-    assert.match(result.stderr, line);
-    assert.equal(result.stderr.trim().split("\n").length, 1);
-  }
+  for (const [args, line] of cases) await expectUsageError(args, line);
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { Response, Server } from "@org/httpd";
-import { readResponses } from "./support/raw_http.ts";
+import { getOn } from "./support/raw_http.ts";
 import {
+  connectTrusting,
   type TestCertificate,
   writeTestCertificate,
 } from "./support/tls_cert.ts";
@@ -22,33 +23,6 @@ async function twoCertificates(): Promise<
   return { a, b, dirs };
 }
 
-/** Opens a TLS connection trusting only `ca`, or fails the handshake. */
-async function connectTrusting(
-  port: number,
-  ca: string,
-): Promise<Deno.TlsConn> {
-  const conn = await Deno.connectTls({
-    hostname: "localhost",
-    port,
-    caCerts: [ca],
-  });
-  try {
-    await conn.handshake();
-  } catch (error) {
-    conn.close();
-    throw error;
-  }
-  return conn;
-}
-
-async function ask(conn: Deno.Conn, path: string): Promise<string> {
-  await conn.write(
-    new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`),
-  );
-  const [res] = await readResponses(conn, 1);
-  return `${res!.status} ${res!.body}`;
-}
-
 async function checkSwap(reusePort: boolean): Promise<void> {
   const certs = await twoCertificates();
   if (!certs) return;
@@ -63,18 +37,18 @@ async function checkSwap(reusePort: boolean): Promise<void> {
   });
   await server.start();
   const port = server.port;
-  const open = await connectTrusting(port, a.cert);
+  const open = await connectTrusting(port, [a.cert]);
   try {
-    assert.equal(await ask(open, "/one"), "200 hello /one");
+    assert.equal(await getOn(open, "/one"), "200 hello /one");
     await server.setTls({ cert: b.cert, key: b.key });
     assert.equal(server.port, port);
     // New connections see the new certificate, and only it.
-    const fresh = await connectTrusting(port, b.cert);
-    assert.equal(await ask(fresh, "/new"), "200 hello /new");
+    const fresh = await connectTrusting(port, [b.cert]);
+    assert.equal(await getOn(fresh, "/new"), "200 hello /new");
     fresh.close();
-    await assert.rejects(connectTrusting(port, a.cert));
+    await assert.rejects(connectTrusting(port, [a.cert]));
     // The connection opened before keeps working.
-    assert.equal(await ask(open, "/two"), "200 hello /two");
+    assert.equal(await getOn(open, "/two"), "200 hello /two");
   } finally {
     open.close();
     for (const dir of dirs) await Deno.remove(dir, { recursive: true });
@@ -112,8 +86,8 @@ Deno.test("Server.setTls() refuses a pair that does not load and keeps the old o
     });
     await server.start();
     await assert.rejects(server.setTls({ cert: a.cert, key: b.key }));
-    const conn = await connectTrusting(server.port, a.cert);
-    assert.equal(await ask(conn, "/"), "200 ok");
+    const conn = await connectTrusting(server.port, [a.cert]);
+    assert.equal(await getOn(conn, "/"), "200 ok");
     conn.close();
   } finally {
     for (const dir of dirs) await Deno.remove(dir, { recursive: true });

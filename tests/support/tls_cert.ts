@@ -69,3 +69,31 @@ export async function writeTestCertificate(
     key: await Deno.readTextFile(keyFile),
   };
 }
+
+/**
+ * Opens an HTTP/1.1 TLS connection to a loopback server, trusting only the
+ * given certificates, and completes the handshake (it fails when the
+ * server's certificate is not one of them).
+ *
+ * @param port The server's port.
+ * @param caCerts The trusted certificates, PEM.
+ * @returns The connection.
+ */
+export async function connectTrusting(
+  port: number,
+  caCerts: string[],
+): Promise<Deno.TlsConn> {
+  const conn = await Deno.connectTls({
+    hostname: "localhost",
+    port,
+    caCerts,
+    alpnProtocols: ["http/1.1"],
+  });
+  try {
+    await conn.handshake();
+  } catch (error) {
+    conn.close();
+    throw error;
+  }
+  return conn;
+}

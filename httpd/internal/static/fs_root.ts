@@ -37,7 +37,7 @@ const LISTING_STAT_BATCH = 64;
 export interface FsRootOptions {
   /** Response settings shared by every asset. */
   settings: AssetSettings;
-  /** Look for `.br` / `.gz` sidecars. */
+  /** Look for `.zst` / `.br` / `.gz` sidecars. */
   preferPrecompressed: boolean;
   /** Hold small files in memory. */
   cacheInMemory: boolean;

@@ -59,7 +59,7 @@ export interface StaticSettings {
   readonly cacheRules: readonly CompiledCacheRule[];
   /** Mark fingerprinted file names immutable. */
   readonly immutableFingerprinted: boolean;
-  /** Look for `.br` / `.gz` sidecars. */
+  /** Look for `.zst` / `.br` / `.gz` sidecars. */
   readonly preferPrecompressed: boolean;
   /** The single-page shell, as a safe decoded path. */
   readonly spaFallback: string | undefined;
