@@ -46,6 +46,11 @@ export interface AccessLogOptions {
   now?: () => number;
   /** The wall clock in milliseconds since the epoch for the timestamp. Default `Date.now`. */
   wallClock?: () => number;
+  /**
+   * Append the identifier `Filter.requestId` assigned (`-` when none) as a
+   * last field of the text formats. Default `false`; `json` always has it.
+   */
+  requestId?: boolean;
 }
 
 /** The fields of one access-log line. */
@@ -72,8 +77,12 @@ export interface AccessLogEntry {
   referer?: string | undefined;
   /** The `User-Agent` field, for `combined` and `json`. */
   userAgent?: string | undefined;
-  /** The request's identifier, for `json`. */
-  requestId?: string | undefined;
+  /**
+   * The request identifier. The text formats print it as a last field
+   * when present (`null` prints `-`); absent, the line has no such field.
+   * `json` always has the key, `null` when unknown.
+   */
+  requestId?: string | null;
   /** Whether the request came over TLS, for `json`. */
   tls?: boolean | undefined;
 }
@@ -107,9 +116,10 @@ let cachedStamp = "";
  * `<client_ip> - <user> [dd/MMM/yyyy:HH:mm:ss +0000] "<method> <target> <protocol>" <status> <size> <duration>ms`
  *
  * `"common"` ends after `<size>`; `"combined"` adds `"<referer>" "<user agent>"`
- * after it. Time is UTC. Unknown fields are `-`; `size` is `-` for a stream
- * of unknown length. The duration is written in milliseconds with three
- * decimals (microsecond resolution). In every field taken from the
+ * after it. Each text format is followed by ` <request_id>` when the entry
+ * has a `requestId`. Time is UTC. Unknown fields are `-`; `size` is `-` for
+ * a stream of unknown length. The duration is written in milliseconds with
+ * three decimals (microsecond resolution). In every field taken from the
  * request, `"` becomes `\"`, `\` becomes `\\` and control characters
  * become `\xHH`, so a hostile request cannot forge or break a line.
  *
@@ -147,13 +157,15 @@ export function formatAccessLogLine(
 ): string {
   switch (format) {
     case "default":
-      return `${commonLine(entry)} ${entry.durationMs.toFixed(3)}ms`;
+      return `${commonLine(entry)} ${entry.durationMs.toFixed(3)}ms${
+        idField(entry)
+      }`;
     case "common":
-      return commonLine(entry);
+      return commonLine(entry) + idField(entry);
     case "combined":
       return `${commonLine(entry)} "${quoted(entry.referer)}" "${
         quoted(entry.userAgent)
-      }"`;
+      }"${idField(entry)}`;
     case "json":
       return jsonLine(entry);
     default:
@@ -174,6 +186,14 @@ function commonLine(entry: AccessLogEntry): string {
   } ${escapeField(entry.target)} ${
     escapeField(entry.protocol)
   }" ${entry.status} ${size}`;
+}
+
+/** The request id as a last field of a text line, when the entry has one. */
+function idField(entry: AccessLogEntry): string {
+  const id = entry.requestId;
+  if (id === undefined) return "";
+  // One field: a space would split it, so it is escaped like a control.
+  return ` ${id ? escapeField(id).replaceAll(" ", "\\x20") : "-"}`;
 }
 
 function quoted(value: string | undefined): string {

@@ -6,7 +6,7 @@ import {
   makeSite,
   REPO_ROOT,
 } from "./cli_launcher.ts";
-import { CHROMIUM, dumpDom, screenshot } from "./support/chromium.ts";
+import { dumpDom, hasChromium, screenshot } from "./support/chromium.ts";
 
 const LOCAL = ["--port", "0", "--bind", "127.0.0.1"];
 
@@ -211,7 +211,7 @@ Deno.test("serve --no-fallback beats a YAML fallback; --fallback after it wins a
 });
 
 Deno.test("Chromium shows the listing page readable and safe", async (t) => {
-  if (CHROMIUM === undefined) {
+  if (!(await hasChromium())) {
     // deno-lint-ignore no-console
     console.log("skipped: chromium is not installed");
     return;

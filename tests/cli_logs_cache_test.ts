@@ -7,7 +7,7 @@ import {
   makeSite,
   runCli,
 } from "./cli_launcher.ts";
-import { CHROMIUM, dumpDom } from "./support/chromium.ts";
+import { dumpDom, hasChromium } from "./support/chromium.ts";
 
 const LOCAL = ["--port", "0", "--bind", "127.0.0.1"];
 
@@ -140,7 +140,7 @@ fetch("/app.js").then(async (res) => {
     const br = await fetch(url, { headers: { "accept-encoding": "gzip, br" } });
     await br.body?.cancel();
     assert.equal(br.headers.get("content-encoding"), "br");
-    if (CHROMIUM === undefined) {
+    if (!(await hasChromium())) {
       // deno-lint-ignore no-console
       console.log("skipped the Chromium part: chromium is not installed");
       return;

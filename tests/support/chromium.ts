@@ -1,41 +1,53 @@
 /**
- * Headless Chromium for tests about what browsers do: load a page and read
- * its DOM after scripts ran, or take a screenshot. Each run gets its own
- * profile directory and a bounded time.
+ * Headless Chromium for tests: loads a page, lets its scripts and fetches
+ * run, and returns the DOM as the page left it, or a screenshot of it.
+ * Each run gets a fresh profile and a bounded time.
+ *
+ * ```ts
+ * import { Response } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ * import { dumpDom, hasChromium } from "./chromium.ts";
+ * import { startServer } from "./server.ts";
+ *
+ * if (await hasChromium()) {
+ *   await using server = await startServer(() =>
+ *     Response.html("<p id=a></p><script>a.textContent = 1 + 1</script>")
+ *   );
+ *   assert.match(await dumpDom(server.url("/")), /<p id="a">2<\/p>/);
+ * }
+ * ```
  *
  * @module
  */
-import { findBinary } from "./prometheus_server.ts";
+import { hasCommand } from "./tools.ts";
 
-/** The browser, or `undefined` when it is not installed (tests skip). */
-export const CHROMIUM: string | undefined = findBinary("chromium") ??
-  findBinary("chromium-browser") ?? findBinary("google-chrome");
+/** The flags of a sandbox-less, quiet headless run (see the helpers' guide). */
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
-/** How long one page may take, with the browser's start. */
+/** How long one run may take, the browser's start included. */
 const RUN_TIMEOUT_MS = 60_000;
 
-/** Options of {@linkcode dumpDom} and {@linkcode screenshot}. */
-export interface BrowserOptions {
-  /** How long scripts may run before the DOM is read, in milliseconds. */
-  budgetMs?: number;
-  /** The window size, such as `1024,768`. */
-  windowSize?: string;
+/**
+ * Tells whether `chromium` can run here.
+ *
+ * @returns `true` when `chromium --version` succeeds.
+ */
+export function hasChromium(): Promise<boolean> {
+  return hasCommand("chromium");
 }
 
 async function run(args: string[]): Promise<string> {
-  const profile = await Deno.makeTempDir({ prefix: "chromium_profile_" });
-  const child = new Deno.Command(CHROMIUM!, {
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${profile}`,
-      ...args,
-    ],
+  const profile = await Deno.makeTempDir({ prefix: "test_chromium_" });
+  const child = new Deno.Command("chromium", {
+    args: [...FLAGS, `--user-data-dir=${profile}`, ...args],
     stdin: "null",
     stdout: "piped",
     stderr: "null",
@@ -48,8 +60,8 @@ async function run(args: string[]): Promise<string> {
     }
   }, RUN_TIMEOUT_MS);
   try {
-    const { stdout } = await child.output();
-    return new TextDecoder().decode(stdout);
+    const out = await child.output();
+    return new TextDecoder().decode(out.stdout);
   } finally {
     clearTimeout(timer);
     await Deno.remove(profile, { recursive: true }).catch(() => {});
@@ -57,37 +69,31 @@ async function run(args: string[]): Promise<string> {
 }
 
 /**
- * Loads a page and returns its DOM, serialized after scripts ran.
+ * Loads a URL in a fresh headless profile and returns the serialized DOM.
  *
  * @param url The page.
- * @param options How long scripts may run.
- * @returns The HTML of the DOM.
+ * @returns The DOM, as HTML.
  */
-export function dumpDom(
-  url: string,
-  options: BrowserOptions = {},
-): Promise<string> {
-  return run([
-    `--virtual-time-budget=${options.budgetMs ?? 5_000}`,
-    "--dump-dom",
-    url,
-  ]);
+export function dumpDom(url: string): Promise<string> {
+  // The budget lets the page's timers and fetches finish before the DOM
+  // is printed.
+  return run(["--virtual-time-budget=10000", "--dump-dom", url]);
 }
 
 /**
- * Loads a page and writes a PNG screenshot of it.
+ * Loads a URL in a fresh headless profile and writes a PNG screenshot.
  *
  * @param url The page.
- * @param file Where to write the PNG.
- * @param options The window size.
+ * @param file Where the PNG goes.
+ * @param windowSize The viewport, such as `1024,640`.
  */
 export async function screenshot(
   url: string,
   file: string,
-  options: BrowserOptions = {},
+  windowSize = "1024,640",
 ): Promise<void> {
   await run([
-    `--window-size=${options.windowSize ?? "1024,640"}`,
+    `--window-size=${windowSize}`,
     "--hide-scrollbars",
     `--screenshot=${file}`,
     url,

@@ -6,6 +6,7 @@
  */
 import {
   ACCESS_LOG_FORMATS,
+  type AccessLogEntry,
   type AccessLogOptions,
   type AccessLogSink,
   formatAccessLogLine,
@@ -15,6 +16,7 @@ import { HttpError } from "../../errors.ts";
 import type { Handler } from "../../handler.ts";
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
+import { requestIdOf } from "../../request_id.ts";
 
 /**
  * Creates the access-log filter function.
@@ -45,6 +47,7 @@ export function accessLogFilter(
   // Only the formats that print them read these fields.
   const agent = format === "combined" || format === "json";
   const json = format === "json";
+  const withRequestId = json || (options?.requestId ?? false);
   return (next) => async (req: Request): Promise<Response> => {
     const time = wallClock();
     const start = now();
@@ -61,7 +64,7 @@ export function accessLogFilter(
     } finally {
       const durationMs = now() - start;
       try {
-        write(formatAccessLogLine({
+        const entry: AccessLogEntry = {
           clientIp: clientIp(req),
           user: userOf(req),
           time,
@@ -74,7 +77,9 @@ export function accessLogFilter(
           referer: agent ? req.header("referer") : undefined,
           userAgent: agent ? req.header("user-agent") : undefined,
           tls: json ? req.secure : undefined,
-        }, format));
+        };
+        if (withRequestId) entry.requestId = requestIdOf(req) ?? null;
+        write(formatAccessLogLine(entry, format));
       } catch {
         // A failing sink never fails the request.
       }
