@@ -8,8 +8,10 @@
  * ```
  *
  * The `--auth` cases send good credentials with every request (a login is
- * checked once per connection's credentials, then remembered), and the
- * table ends with what each feature costs per request against plain
+ * checked once per connection's credentials, then remembered); the
+ * compression cases send Chromium's `Accept-Encoding`, so the 1 KiB page is
+ * compressed on every request (gzip by default, zstd with `--compress`).
+ * The table ends with what each feature costs per request against plain
  * `httpd-cli serve`.
  *
  * Single-core servers are pinned to CPU 0 with `taskset -c 0` and `wrk` to
@@ -206,7 +208,9 @@ if (tools.npm && tools.node) {
   }
 }
 
-const ports = Array.from({ length: 9 }, freePort);
+const ports = Array.from({ length: 10 }, freePort);
+/** What Chromium sends: on-the-fly compression runs for every request. */
+const BROWSER_ENCODINGS = "Accept-Encoding: gzip, deflate, br, zstd";
 /** The user and password of the `--auth` cases. */
 const AUTH = "bench:correct-horse";
 const AUTH_HEADER = `Authorization: Basic ${btoa(AUTH)}`;
@@ -331,6 +335,18 @@ const contenders: Contender[] = [
     pinned: true,
     headers: [AUTH_HEADER],
   },
+  {
+    name: "httpd-cli serve, gzip on the fly",
+    command: [deno, ...cli, "--port", String(ports[8])],
+    pinned: true,
+    headers: [BROWSER_ENCODINGS],
+  },
+  {
+    name: "httpd-cli serve --compress",
+    command: [deno, ...cli, "--port", String(ports[9]), "--compress"],
+    pinned: true,
+    headers: [BROWSER_ENCODINGS],
+  },
 ];
 
 say(
@@ -395,6 +411,12 @@ say(
     cost("httpd-cli serve --auth-file (bcrypt)")
   }`,
 );
+say(
+  `gzip on the fly (default):       ${
+    cost("httpd-cli serve, gzip on the fly")
+  }`,
+);
+say(`--compress (zstd for Chromium):  ${cost("httpd-cli serve --compress")}`);
 
 await Deno.remove(site, { recursive: true });
 await Deno.remove(nginxDir, { recursive: true });

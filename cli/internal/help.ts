@@ -51,7 +51,7 @@ Flags:
   --gzip, --no-gzip      Compression by Accept-Encoding: sidecars and gzip on
                          the fly (static.gzip, default on)
   --compress, --no-compress
-                         Also brotli on the fly (static.compress,
+                         Also zstd and brotli on the fly (static.compress,
                          SERVICE_COMPRESS)
   --cors [ORIGIN...]     CORS for these origins, * when none; preflights
                          answered (server.cors, SERVICE_CORS)
