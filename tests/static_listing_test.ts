@@ -299,3 +299,21 @@ Deno.test("staticFiles() sends the Cache-Control of the first matching rule", as
     TypeError,
   );
 });
+
+Deno.test("staticFiles() lists under a URL prefix with the prefix in the title and relative links", async () => {
+  await withSite(
+    { directoryListing: true, urlPrefix: "/static" },
+    async (h) => {
+      const got = await call(h, "/static/docs/");
+      assert.equal(got.status, 200);
+      assert.match(got.text, /<title>Index of \/static\/docs\/<\/title>/);
+      assert.match(got.text, /<a href="a\.txt">a\.txt<\/a>/);
+      const json = JSON.parse(
+        (await call(h, "/static/docs/", { accept: "application/json" })).text,
+      );
+      assert.equal(json.path, "/static/docs/");
+      const moved = await call(h, "/static/docs");
+      assert.equal(moved.headers.get("location"), "/static/docs/");
+    },
+  );
+});
