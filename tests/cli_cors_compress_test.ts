@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { Response } from "@org/httpd";
 import { brotliDecompressSync, gzipSync, zstdDecompressSync } from "node:zlib";
-import { expectUsageError, get, launch, makeSite } from "./cli_launcher.ts";
+import {
+  expectUsageError,
+  get,
+  launch,
+  makeSite,
+  tempSite,
+} from "./cli_launcher.ts";
 import { dumpDom, hasChromium } from "./support/chromium.ts";
 import { curl, field } from "./support/curl.ts";
 import { hasCommand } from "./support/tools.ts";
@@ -63,52 +69,49 @@ Deno.test("serve --cors lets a page on another origin fetch with a custom header
 });
 
 Deno.test("serve --cors answers preflights before authentication and marks responses", async () => {
-  const root = await makeSite({ "data.json": "{}" });
-  try {
-    await using cli = await launch([
-      root,
-      ...LOCAL,
-      "--cors",
-      "https://app.example",
-      "--auth",
-      "ann:pw",
-    ]);
-    const url = new URL("data.json", cli.url);
-    const preflight = await fetch(url, {
-      method: "OPTIONS",
-      headers: {
-        origin: "https://app.example",
-        "access-control-request-method": "GET",
-        "access-control-request-headers": "authorization",
-      },
-    });
-    await preflight.body?.cancel();
-    assert.equal(preflight.status, 204);
-    assert.equal(
-      preflight.headers.get("access-control-allow-origin"),
-      "https://app.example",
-    );
-    assert.equal(
-      preflight.headers.get("access-control-allow-credentials"),
-      "true",
-    );
-    const denied = await get(url, {
-      headers: { origin: "https://app.example" },
-    });
-    assert.equal(denied.res.status, 401);
-    // Even the 401 says who may read it, so the page sees the challenge.
-    assert.equal(
-      denied.res.headers.get("access-control-allow-origin"),
-      "https://app.example",
-    );
-    await using any = await launch([root, ...LOCAL, "--cors"]);
-    const res = await get(new URL("data.json", any.url), {
-      headers: { origin: "https://x.example" },
-    });
-    assert.equal(res.res.headers.get("access-control-allow-origin"), "*");
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  await using site = await tempSite({ "data.json": "{}" });
+  const root = site.dir;
+  await using cli = await launch([
+    root,
+    ...LOCAL,
+    "--cors",
+    "https://app.example",
+    "--auth",
+    "ann:pw",
+  ]);
+  const url = new URL("data.json", cli.url);
+  const preflight = await fetch(url, {
+    method: "OPTIONS",
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "GET",
+      "access-control-request-headers": "authorization",
+    },
+  });
+  await preflight.body?.cancel();
+  assert.equal(preflight.status, 204);
+  assert.equal(
+    preflight.headers.get("access-control-allow-origin"),
+    "https://app.example",
+  );
+  assert.equal(
+    preflight.headers.get("access-control-allow-credentials"),
+    "true",
+  );
+  const denied = await get(url, {
+    headers: { origin: "https://app.example" },
+  });
+  assert.equal(denied.res.status, 401);
+  // Even the 401 says who may read it, so the page sees the challenge.
+  assert.equal(
+    denied.res.headers.get("access-control-allow-origin"),
+    "https://app.example",
+  );
+  await using any = await launch([root, ...LOCAL, "--cors"]);
+  const res = await get(new URL("data.json", any.url), {
+    headers: { origin: "https://x.example" },
+  });
+  assert.equal(res.res.headers.get("access-control-allow-origin"), "*");
 });
 
 /** The coding and the bytes as sent, for `accept-encoding`. */
@@ -174,25 +177,22 @@ Deno.test("serve --compress adds brotli and zstd on the fly; sidecars still win"
 });
 
 Deno.test("serve --log-format json carries the request id, kept from the client or made", async () => {
-  const root = await makeSite({ "index.html": "home" });
-  try {
-    await using cli = await launch([root, ...LOCAL, "--log-format", "json"]);
-    const made = await get(cli.url);
-    const id = made.res.headers.get("x-request-id");
-    assert.match(id ?? "", /^[0-9a-f-]{36}$/);
-    const kept = await get(cli.url, {
-      headers: { "x-request-id": "trace-42" },
-    });
-    assert.equal(kept.res.headers.get("x-request-id"), "trace-42");
-    const entries = async () =>
-      (await Promise.all([
-        cli.waitForLine(new RegExp(`"request_id":"${id}"`)),
-        cli.waitForLine(/"request_id":"trace-42"/),
-      ])).map((line) => JSON.parse(line));
-    const [first, second] = await entries();
-    assert.equal(first.status, 200);
-    assert.equal(second.request_id, "trace-42");
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  await using site = await tempSite({ "index.html": "home" });
+  const root = site.dir;
+  await using cli = await launch([root, ...LOCAL, "--log-format", "json"]);
+  const made = await get(cli.url);
+  const id = made.res.headers.get("x-request-id");
+  assert.match(id ?? "", /^[0-9a-f-]{36}$/);
+  const kept = await get(cli.url, {
+    headers: { "x-request-id": "trace-42" },
+  });
+  assert.equal(kept.res.headers.get("x-request-id"), "trace-42");
+  const entries = async () =>
+    (await Promise.all([
+      cli.waitForLine(new RegExp(`"request_id":"${id}"`)),
+      cli.waitForLine(/"request_id":"trace-42"/),
+    ])).map((line) => JSON.parse(line));
+  const [first, second] = await entries();
+  assert.equal(first.status, 200);
+  assert.equal(second.request_id, "trace-42");
 });

@@ -247,6 +247,26 @@ export async function makeSite(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+/** A temporary site, removed when its scope ends. */
+export interface TempSite extends AsyncDisposable {
+  /** The directory. */
+  dir: string;
+}
+
+/**
+ * {@linkcode makeSite} for `await using`: the directory goes away with the
+ * scope, however the test ends.
+ */
+export async function tempSite(
+  files: Record<string, string>,
+): Promise<TempSite> {
+  const dir = await makeSite(files);
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
 /** Returns a port that was free a moment ago. */
 export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -3,8 +3,8 @@ import {
   expectUsageError,
   get,
   launch,
-  makeSite,
   REPO_ROOT,
+  tempSite,
 } from "./cli_launcher.ts";
 import { dumpDom, hasChromium, screenshot } from "./support/chromium.ts";
 
@@ -21,123 +21,114 @@ const SITE = {
 };
 
 Deno.test("serve --dir-listing lists a directory as HTML and JSON, dotfiles hidden", async () => {
-  const root = await makeSite(SITE);
-  try {
-    await using cli = await launch([root, ...LOCAL, "--dir-listing"]);
-    const html = await get(new URL("files/", cli.url));
-    assert.equal(html.res.status, 200);
-    assert.equal(
-      html.res.headers.get("content-type"),
-      "text/html; charset=utf-8",
-    );
-    const names = [...html.body.matchAll(/<a href="[^"]*"[^>]*>([^<]*)</g)]
-      .map((m) => m[1]);
-    assert.deepEqual(names, [
-      "../",
-      "photos/",
-      "&#60;img src=x onerror=alert(1)&#62;.txt",
-      "app.js",
-      "report 2.txt",
-      "report 10.txt",
-    ]);
-    const json = await get(new URL("files/", cli.url), {
-      headers: { accept: "application/json" },
-    });
-    assert.equal(json.res.headers.get("content-type"), "application/json");
-    const entries = JSON.parse(json.body).entries;
-    assert.deepEqual(entries[0], {
-      name: "photos",
-      type: "directory",
-      mtime: entries[0].mtime,
-    });
-    assert.equal(
-      entries.find((e: { name: string }) => e.name === "report 2.txt").size,
-      3,
-    );
-    assert.equal((await get(new URL("files/.env", cli.url))).res.status, 404);
-    // The slash form is where relative links work.
-    const bare = await fetch(new URL("files", cli.url), { redirect: "manual" });
-    await bare.body?.cancel();
-    assert.equal(bare.status, 301);
-    assert.equal(bare.headers.get("location"), "/files/");
-    // A link from the listing is followed to the file.
-    const linked = await get(new URL("files/report%202.txt", cli.url));
-    assert.equal(linked.body, "two");
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  await using site = await tempSite(SITE);
+  const root = site.dir;
+  await using cli = await launch([root, ...LOCAL, "--dir-listing"]);
+  const html = await get(new URL("files/", cli.url));
+  assert.equal(html.res.status, 200);
+  assert.equal(
+    html.res.headers.get("content-type"),
+    "text/html; charset=utf-8",
+  );
+  const names = [...html.body.matchAll(/<a href="[^"]*"[^>]*>([^<]*)</g)]
+    .map((m) => m[1]);
+  assert.deepEqual(names, [
+    "../",
+    "photos/",
+    "&#60;img src=x onerror=alert(1)&#62;.txt",
+    "app.js",
+    "report 2.txt",
+    "report 10.txt",
+  ]);
+  const json = await get(new URL("files/", cli.url), {
+    headers: { accept: "application/json" },
+  });
+  assert.equal(json.res.headers.get("content-type"), "application/json");
+  const entries = JSON.parse(json.body).entries;
+  assert.deepEqual(entries[0], {
+    name: "photos",
+    type: "directory",
+    mtime: entries[0].mtime,
+  });
+  assert.equal(
+    entries.find((e: { name: string }) => e.name === "report 2.txt").size,
+    3,
+  );
+  assert.equal((await get(new URL("files/.env", cli.url))).res.status, 404);
+  // The slash form is where relative links work.
+  const bare = await fetch(new URL("files", cli.url), { redirect: "manual" });
+  await bare.body?.cancel();
+  assert.equal(bare.status, 301);
+  assert.equal(bare.headers.get("location"), "/files/");
+  // A link from the listing is followed to the file.
+  const linked = await get(new URL("files/report%202.txt", cli.url));
+  assert.equal(linked.body, "two");
 });
 
 Deno.test("serve lists nothing without --dir-listing, and --dotfiles decides about dotfiles", async () => {
-  const root = await makeSite(SITE);
-  try {
-    {
-      await using cli = await launch([root, ...LOCAL]);
-      assert.equal((await get(new URL("files/", cli.url))).res.status, 404);
-    }
-    {
-      await using cli = await launch([
-        root,
-        ...LOCAL,
-        "--dir-listing",
-        "--dotfiles",
-        "allow",
-      ]);
-      assert.equal(
-        (await get(new URL("files/.env", cli.url))).body,
-        "SECRET=1",
-      );
-      const json = await get(new URL("files/", cli.url), {
-        headers: { accept: "application/json" },
-      });
-      assert.ok(json.body.includes('"name":".env"'), json.body);
-    }
-    {
-      await using cli = await launch([root, ...LOCAL, "--dotfiles=deny"]);
-      assert.equal((await get(new URL("files/.env", cli.url))).res.status, 403);
-    }
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  await using site = await tempSite(SITE);
+  const root = site.dir;
+  {
+    await using cli = await launch([root, ...LOCAL]);
+    assert.equal((await get(new URL("files/", cli.url))).res.status, 404);
+  }
+  {
+    await using cli = await launch([
+      root,
+      ...LOCAL,
+      "--dir-listing",
+      "--dotfiles",
+      "allow",
+    ]);
+    assert.equal(
+      (await get(new URL("files/.env", cli.url))).body,
+      "SECRET=1",
+    );
+    const json = await get(new URL("files/", cli.url), {
+      headers: { accept: "application/json" },
+    });
+    assert.ok(json.body.includes('"name":".env"'), json.body);
+  }
+  {
+    await using cli = await launch([root, ...LOCAL, "--dotfiles=deny"]);
+    assert.equal((await get(new URL("files/.env", cli.url))).res.status, 403);
   }
 });
 
 Deno.test("serve takes the listing from YAML and SERVICE_DIR_LISTING, the flag beating both", async () => {
-  const root = await makeSite({
+  await using site = await tempSite({
     ...SITE,
     "site.yaml": "static:\n  dir-listing: true\n  dotfiles: deny\n",
   });
-  try {
-    {
-      await using cli = await launch([
-        root,
-        ...LOCAL,
-        "--config",
-        `${root}/site.yaml`,
-      ]);
-      assert.equal((await get(new URL("files/", cli.url))).res.status, 200);
-      assert.equal((await get(new URL("files/.env", cli.url))).res.status, 403);
-    }
-    {
-      await using cli = await launch([
-        root,
-        ...LOCAL,
-        "--config",
-        `${root}/site.yaml`,
-      ], { env: { SERVICE_DIR_LISTING: "false" } });
-      assert.equal((await get(new URL("files/", cli.url))).res.status, 404);
-    }
-    {
-      await using cli = await launch([
-        root,
-        ...LOCAL,
-        "--config",
-        `${root}/site.yaml`,
-        "--dir-listing",
-      ], { env: { SERVICE_DIR_LISTING: "false" } });
-      assert.equal((await get(new URL("files/", cli.url))).res.status, 200);
-    }
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  const root = site.dir;
+  {
+    await using cli = await launch([
+      root,
+      ...LOCAL,
+      "--config",
+      `${root}/site.yaml`,
+    ]);
+    assert.equal((await get(new URL("files/", cli.url))).res.status, 200);
+    assert.equal((await get(new URL("files/.env", cli.url))).res.status, 403);
+  }
+  {
+    await using cli = await launch([
+      root,
+      ...LOCAL,
+      "--config",
+      `${root}/site.yaml`,
+    ], { env: { SERVICE_DIR_LISTING: "false" } });
+    assert.equal((await get(new URL("files/", cli.url))).res.status, 404);
+  }
+  {
+    await using cli = await launch([
+      root,
+      ...LOCAL,
+      "--config",
+      `${root}/site.yaml`,
+      "--dir-listing",
+    ], { env: { SERVICE_DIR_LISTING: "false" } });
+    assert.equal((await get(new URL("files/", cli.url))).res.status, 200);
   }
 });
 
@@ -159,54 +150,48 @@ Deno.test("serve answers misses with the example's 404.html, and --no-fallback t
     assert.equal(missing.res.status, 404);
     assert.equal(missing.body, "Not Found");
   }
-  const root = await makeSite({
+  await using site = await tempSite({
     "index.html": "home",
     "404.html": "custom",
     "site.yaml": "static:\n  fallback: false\n",
   });
-  try {
-    await using cli = await launch([
-      root,
-      ...LOCAL,
-      "--config",
-      `${root}/site.yaml`,
-    ]);
-    assert.equal((await get(new URL("gone", cli.url))).body, "Not Found");
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  const root = site.dir;
+  await using cli = await launch([
+    root,
+    ...LOCAL,
+    "--config",
+    `${root}/site.yaml`,
+  ]);
+  assert.equal((await get(new URL("gone", cli.url))).body, "Not Found");
 });
 
 Deno.test("serve --no-fallback beats a YAML fallback; --fallback after it wins again", async () => {
-  const root = await makeSite({
+  await using site = await tempSite({
     "index.html": "home",
     "404.html": "default page",
     "oops.html": "oops page",
     "site.yaml": "static:\n  fallback: oops.html\n",
   });
-  try {
-    const config = ["--config", `${root}/site.yaml`];
-    {
-      await using cli = await launch([
-        root,
-        ...LOCAL,
-        ...config,
-        "--no-fallback",
-      ]);
-      assert.equal((await get(new URL("gone", cli.url))).body, "Not Found");
-    }
-    {
-      await using cli = await launch([
-        root,
-        ...LOCAL,
-        "--no-fallback",
-        "--fallback",
-        "oops.html",
-      ]);
-      assert.equal((await get(new URL("gone", cli.url))).body, "oops page");
-    }
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  const root = site.dir;
+  const config = ["--config", `${root}/site.yaml`];
+  {
+    await using cli = await launch([
+      root,
+      ...LOCAL,
+      ...config,
+      "--no-fallback",
+    ]);
+    assert.equal((await get(new URL("gone", cli.url))).body, "Not Found");
+  }
+  {
+    await using cli = await launch([
+      root,
+      ...LOCAL,
+      "--no-fallback",
+      "--fallback",
+      "oops.html",
+    ]);
+    assert.equal((await get(new URL("gone", cli.url))).body, "oops page");
   }
 });
 
@@ -216,27 +201,24 @@ Deno.test("Chromium shows the listing page readable and safe", async (t) => {
     console.log("skipped: chromium is not installed");
     return;
   }
-  const root = await makeSite(SITE);
-  try {
-    await using cli = await launch([root, ...LOCAL, "--dir-listing"]);
-    await t.step("the DOM has the rows and no injected element", async () => {
-      const dom = await dumpDom(new URL("files/", cli.url).href);
-      assert.match(dom, /<title>Index of \/files\/<\/title>/);
-      assert.equal((dom.match(/<tr>/g) ?? []).length, 7, dom);
-      assert.ok(dom.includes("&lt;img src=x onerror=alert(1)&gt;.txt"), dom);
-      assert.equal(dom.includes("<img"), false, dom);
-    });
-    await t.step("a screenshot of the page is drawn", async () => {
-      const file = `${root}/listing.png`;
-      await screenshot(new URL("files/", cli.url).href, file);
-      const png = await Deno.readFile(file);
-      // PNG signature and a size worth a rendered page.
-      assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);
-      assert.ok(png.length > 5_000, `${png.length} bytes`);
-    });
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  await using site = await tempSite(SITE);
+  const root = site.dir;
+  await using cli = await launch([root, ...LOCAL, "--dir-listing"]);
+  await t.step("the DOM has the rows and no injected element", async () => {
+    const dom = await dumpDom(new URL("files/", cli.url).href);
+    assert.match(dom, /<title>Index of \/files\/<\/title>/);
+    assert.equal((dom.match(/<tr>/g) ?? []).length, 7, dom);
+    assert.ok(dom.includes("&lt;img src=x onerror=alert(1)&gt;.txt"), dom);
+    assert.equal(dom.includes("<img"), false, dom);
+  });
+  await t.step("a screenshot of the page is drawn", async () => {
+    const file = `${root}/listing.png`;
+    await screenshot(new URL("files/", cli.url).href, file);
+    const png = await Deno.readFile(file);
+    // PNG signature and a size worth a rendered page.
+    assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+    assert.ok(png.length > 5_000, `${png.length} bytes`);
+  });
 });
 
 Deno.test("serve refuses bad listing and fallback values with one line", async () => {

@@ -6,6 +6,7 @@ import {
   launch,
   makeSite,
   runCli,
+  tempSite,
 } from "./cli_launcher.ts";
 import { dumpDom, hasChromium } from "./support/chromium.ts";
 
@@ -157,51 +158,48 @@ fetch("/app.js").then(async (res) => {
 });
 
 Deno.test("serve refuses bad log and cache values with one line", async () => {
-  const root = await makeSite({ "index.html": "home" });
-  try {
-    const cases: [string[], RegExp, string?, Record<string, string>?][] = [
-      [
-        ["--log-format", "apache"],
-        /--log-format "apache": expected one of default, common, combined, json/,
-      ],
-      [
-        ["--immutable", "assets/[x"],
-        /--immutable "assets\/\[x": "\[" is not closed/,
-      ],
-      [[], /SERVICE_LOG_FORMAT "xml": expected one of/, undefined, {
-        SERVICE_LOG_FORMAT: "xml",
-      }],
-      [
-        [],
-        /site\.yaml:2:11: Cannot use logging\.format "xml"/,
-        "logging:\n  format: xml\n",
-      ],
-      [
-        [],
-        /site\.yaml:3:7: Unknown key "static\.cache-rules\.cache-contol": did you mean "cache-control"\?/,
-        "static:\n  cache-rules:\n    - cache-contol: x\n      match: a\n",
-      ],
-      [
-        [],
-        /site\.yaml:3:7: Cannot use static\.cache-rules: each rule needs match and cache-control/,
-        "static:\n  cache-rules:\n    - match: a\n",
-      ],
-      [
-        [],
-        /site\.yaml:2:15: Cannot use static\.immutable "\{a": "\{" is not closed/,
-        'static:\n  immutable: ["{a"]\n',
-      ],
-    ];
-    for (const [args, line, yaml, env] of cases) {
-      if (yaml !== undefined) {
-        await Deno.writeTextFile(`${root}/site.yaml`, yaml);
-        args.push("--config", `${root}/site.yaml`);
-      }
-      await expectUsageError([root, ...args], line, {
-        ...(env ? { env } : {}),
-      });
+  await using site = await tempSite({ "index.html": "home" });
+  const root = site.dir;
+  const cases: [string[], RegExp, string?, Record<string, string>?][] = [
+    [
+      ["--log-format", "apache"],
+      /--log-format "apache": expected one of default, common, combined, json/,
+    ],
+    [
+      ["--immutable", "assets/[x"],
+      /--immutable "assets\/\[x": "\[" is not closed/,
+    ],
+    [[], /SERVICE_LOG_FORMAT "xml": expected one of/, undefined, {
+      SERVICE_LOG_FORMAT: "xml",
+    }],
+    [
+      [],
+      /site\.yaml:2:11: Cannot use logging\.format "xml"/,
+      "logging:\n  format: xml\n",
+    ],
+    [
+      [],
+      /site\.yaml:3:7: Unknown key "static\.cache-rules\.cache-contol": did you mean "cache-control"\?/,
+      "static:\n  cache-rules:\n    - cache-contol: x\n      match: a\n",
+    ],
+    [
+      [],
+      /site\.yaml:3:7: Cannot use static\.cache-rules: each rule needs match and cache-control/,
+      "static:\n  cache-rules:\n    - match: a\n",
+    ],
+    [
+      [],
+      /site\.yaml:2:15: Cannot use static\.immutable "\{a": "\{" is not closed/,
+      'static:\n  immutable: ["{a"]\n',
+    ],
+  ];
+  for (const [args, line, yaml, env] of cases) {
+    if (yaml !== undefined) {
+      await Deno.writeTextFile(`${root}/site.yaml`, yaml);
+      args.push("--config", `${root}/site.yaml`);
     }
-  } finally {
-    await Deno.remove(root, { recursive: true });
+    await expectUsageError([root, ...args], line, {
+      ...(env ? { env } : {}),
+    });
   }
 });
