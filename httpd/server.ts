@@ -268,6 +268,8 @@ export class Server implements AsyncDisposable {
       close(old);
       // The port is free once the pending accept has let go of the socket.
       await this.#accepting;
+      // A stop that came meanwhile closed what there was: nothing to reopen.
+      if (this.#stopping) return;
       try {
         next = listenTls(options, hostname, port, tls);
       } catch (error) {
