@@ -25,7 +25,9 @@
  */
 export { AcceptEncoding, type AcceptEncodingEntry } from "./accept_encoding.ts";
 export {
+  ACCESS_LOG_FORMATS,
   type AccessLogEntry,
+  type AccessLogFormat,
   type AccessLogOptions,
   type AccessLogSink,
   droppedAccessLogLines,
@@ -110,10 +112,14 @@ export {
   type TlsOptions,
 } from "./server.ts";
 export {
+  type CacheRule,
   DEFAULT_INDEX_FILES,
   DEFAULT_MAX_CACHED_FILE_SIZE,
   DEFAULT_MEMORY_LIMIT,
+  DEFAULT_NOT_FOUND_FILE,
   DEFAULT_STAT_TTL_MS,
+  type DotfilesMode,
+  IMMUTABLE_CACHE_CONTROL,
   StaticFileHandler,
   StaticFileHandlerBuilder,
   type StaticFileOptions,

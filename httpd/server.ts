@@ -18,6 +18,7 @@ import {
   type ListenerSpec,
   listenerSpecs,
   type OpenListener,
+  openListener,
   openListeners,
   remoteAddressOf,
 } from "./internal/conn/listeners.ts";
@@ -139,7 +140,8 @@ export class Server implements AsyncDisposable {
   #pending = new Set<Promise<void>>();
   /** Sockets in TLS handshake or protocol detection: no request yet. */
   #detecting = new Set<Deno.Conn>();
-  #accepting: Promise<void> | undefined;
+  /** The accept loop of each open listener. */
+  #loops = new Map<OpenListener, Promise<void>>();
   #stopping: Promise<void> | undefined;
   #finished = Promise.withResolvers<void>();
   #onAbort = (): void => void this.stop();
@@ -266,9 +268,7 @@ export class Server implements AsyncDisposable {
     }
     this.#listeners = openListeners(this.#specs, this.#options.http2 ?? true);
     this.#started = true;
-    this.#accepting = Promise.all(
-      this.#listeners.map((open) => this.#acceptLoop(open)),
-    ).then(() => {});
+    for (const open of this.#listeners) this.#accept(open);
     signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (onListen) {
       for (const open of this.#listeners) {
@@ -276,6 +276,104 @@ export class Server implements AsyncDisposable {
       }
     }
     return Promise.resolve();
+  }
+
+  /**
+   * Replaces the certificate and key of every HTTPS listener while the
+   * server runs: connections accepted from now on get the new certificate;
+   * open ones keep theirs and finish as they would.
+   *
+   * With `reusePort` (which needs Deno's `--unstable-net`), a listener with
+   * the new certificate opens on the same port before the old one closes,
+   * so no connection is refused; only one that the kernel queued on the
+   * old listener in the instant it closes may be reset. Without it, the old
+   * listener closes first and the port is bound again at once: for that
+   * moment, well under a millisecond, new connections are refused. Either
+   * way, a pair that does not load is refused before anything changes.
+   *
+   * @param tls The new PEM certificate chain and key.
+   * @returns A promise that settles once new connections get the new
+   * certificate.
+   * @throws {TypeError} When the server is not started, is stopping, or
+   * has no HTTPS listener.
+   * @throws {Error} When the certificate and key do not load (the old ones
+   * stay in use).
+   *
+   * @example Renew a certificate
+   * ```ts ignore
+   * import { Response, Server } from "@org/httpd";
+   *
+   * const read = async () => ({
+   *   cert: await Deno.readTextFile("cert.pem"),
+   *   key: await Deno.readTextFile("key.pem"),
+   * });
+   * const server = new Server({
+   *   port: 8443,
+   *   tls: await read(),
+   *   reusePort: true, // with deno run --unstable-net: no refused connection
+   *   handler: () => Response.text("ok"),
+   * });
+   * await server.start();
+   * Deno.addSignalListener("SIGHUP", async () => await server.setTls(await read()));
+   * ```
+   */
+  async setTls(tls: TlsOptions): Promise<void> {
+    if (this.#listeners.length === 0 || this.#stopping) {
+      throw new TypeError(
+        "Cannot replace the certificate: the server is not running",
+      );
+    }
+    const targets = this.#listeners.filter((open) => open.spec.tls);
+    if (targets.length === 0) {
+      throw new TypeError(
+        "Cannot replace the certificate: the server does not use TLS",
+      );
+    }
+    const http2 = this.#options.http2 ?? true;
+    // Load the pair first, so a bad one leaves the server as it was.
+    const probe = { ...targets[0]!.spec, port: 0, reusePort: false, tls };
+    closeListeners([openListener(probe, http2)]);
+    for (const old of targets) {
+      const port = old.address.transport === "tcp" ? old.address.port : 0;
+      const spec = { ...old.spec, port, tls };
+      let next: OpenListener;
+      if (old.spec.reusePort) {
+        next = openListener(spec, http2);
+        this.#replace(old, next);
+        closeListeners([old]);
+      } else {
+        closeListeners([old]);
+        // The port is free once the pending accept has let go of the socket.
+        await this.#loops.get(old);
+        // A stop that came meanwhile closed what there was: nothing to reopen.
+        if (this.#stopping) return;
+        try {
+          next = openListener(spec, http2);
+        } catch (error) {
+          // Someone took the port in between: serve on with the old pair.
+          this.#replace(
+            old,
+            openListener({ ...spec, tls: old.spec.tls }, http2),
+          );
+          throw error;
+        }
+        this.#replace(old, next);
+      }
+      this.#accept(next);
+    }
+    this.#specs = this.#specs.map((spec) => spec.tls ? { ...spec, tls } : spec);
+  }
+
+  /** Puts `next` where `old` was in the list of listeners. */
+  #replace(old: OpenListener, next: OpenListener): void {
+    this.#listeners = this.#listeners.map((open) => open === old ? next : open);
+  }
+
+  /** Runs the accept loop of a listener, remembered until it ends. */
+  #accept(open: OpenListener): void {
+    const loop = this.#acceptLoop(open);
+    this.#loops.set(open, loop);
+    loop.finally(() => this.#loops.delete(open));
   }
 
   /**
@@ -310,7 +408,7 @@ export class Server implements AsyncDisposable {
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
     if (this.#listeners.length === 0) return;
     closeListeners(this.#listeners);
-    await this.#accepting;
+    await Promise.all(this.#loops.values());
     // A socket that has not sent a request yet has nothing in flight.
     for (const conn of this.#detecting) close(conn);
     await Promise.allSettled([...this.#pending]);

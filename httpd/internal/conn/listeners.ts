@@ -139,10 +139,7 @@ export function openListeners(
 ): OpenListener[] {
   const open: OpenListener[] = [];
   try {
-    for (const spec of specs) {
-      const listener = bind(spec, http2);
-      open.push({ listener, spec, address: addressOf(listener, spec) });
-    }
+    for (const spec of specs) open.push(openListener(spec, http2));
   } catch (error) {
     closeListeners(open);
     throw error;
@@ -171,6 +168,19 @@ export function closeListeners(open: readonly OpenListener[]): void {
       }
     }
   }
+}
+
+/**
+ * Binds one listener and describes where it listens.
+ *
+ * @param spec The listener.
+ * @param http2 Whether HTTP/2 is offered over TLS.
+ * @returns The bound listener.
+ * @throws {Deno.errors.AddrInUse} When the address is taken.
+ */
+export function openListener(spec: ListenerSpec, http2: boolean): OpenListener {
+  const listener = bind(spec, http2);
+  return { listener, spec, address: addressOf(listener, spec) };
 }
 
 function bind(spec: ListenerSpec, http2: boolean): Deno.Listener {
