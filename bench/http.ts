@@ -1,34 +1,46 @@
 /**
- * `deno task bench:http`: wrk against @org/httpd, Deno.serve and node:http
- * with the same 13-byte "Hello, World!" handler, in one run: keep-alive with
- * 64 connections, then 16-deep pipelining, then the RSS of our server after
- * 100k and 1M requests. Each server is pinned to core 0 and wrk to core 1
+ * `deno task bench:http`: wrk against @org/httpd, Deno.serve, node:http and
+ * nginx with the same 13-byte "Hello, World!" answer, in one run:
+ * keep-alive with 64 connections (req/s, server CPU time per request and
+ * latency percentiles), 16-deep pipelining, one connection (the unloaded
+ * latency), then the RSS of @org/httpd and Deno.serve after the same 100k,
+ * 1M and 5M requests. Each server is pinned to core 0 and wrk to core 1
  * where `taskset` exists. Then, when `bench/h2.ts` exists, the HTTP/2 part.
  *
- * Each server gets 3 alternating rounds and keeps its best figure.
- * Flags: `--seconds N` per wrk run (default 5).
+ * Each server gets 3 alternating rounds; throughput keeps its best figure,
+ * CPU time its lowest, latency percentiles their median over the rounds.
+ * Flags: `--seconds N` per wrk run (default 5), `--skip-rss`, `--skip-h2`.
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import {
+  cpuMs,
+  duration,
   have,
+  type Latency,
   machine,
+  medianLatency,
   pin,
   ratio,
   rssKiB,
-  type Started,
+  startNginx,
   startServer,
   table,
   wrk,
 } from "./support.ts";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "5" } },
+  options: {
+    seconds: { type: "string", default: "5" },
+    "skip-rss": { type: "boolean", default: false },
+    "skip-h2": { type: "boolean", default: false },
+  },
 });
 const seconds = Number(values.seconds);
 const root = new URL("..", import.meta.url).pathname;
 const pipeline = new URL("./pipeline.lua", import.meta.url).pathname;
+const HELLO = "Hello, World!";
 
 if (!(await have("wrk"))) {
   console.log(
@@ -37,9 +49,19 @@ if (!(await have("wrk"))) {
   Deno.exit(0);
 }
 
+/** A server under test, however it was started. */
+interface Target {
+  name: string;
+  port: number;
+  /** CPU time of the process that serves, in milliseconds. */
+  cpuMs(): Promise<number>;
+  rssKiB(): Promise<number>;
+  stop(): Promise<void>;
+}
+
 const deno = Deno.execPath();
 const core0 = await pin(0);
-const servers: [string, string[]][] = [
+const commands: [string, string[]][] = [
   ["@org/httpd", [
     ...core0,
     deno,
@@ -58,7 +80,7 @@ const servers: [string, string[]][] = [
   ]],
 ];
 if (await have("node")) {
-  servers.push(["node:http", [
+  commands.push(["node:http", [
     ...core0,
     "node",
     "bench/servers/node_http_hello.mjs",
@@ -68,89 +90,122 @@ if (await have("node")) {
   console.log("node is not installed: node:http is left out");
 }
 
+async function start(name: string, cmd: string[]): Promise<Target> {
+  const server = await startServer(name, cmd, { cwd: root });
+  return {
+    name,
+    port: server.port,
+    cpuMs: () => cpuMs(server.pid),
+    rssKiB: () => rssKiB(server.pid),
+    stop: () => server.stop(),
+  };
+}
+
+interface Figures {
+  keepAlive: number;
+  pipelined: number;
+  /** Server CPU time per keep-alive request, µs (lowest of the rounds). */
+  cpuUs: number;
+  loaded: Latency[];
+  unloaded: Latency[];
+  errors: number;
+}
+
 // All servers run at once (idle ones cost nothing) and take turns, round
-// after round; each keeps its best figure, which damps interference from
-// anything else on the machine.
+// after round; each keeps its best throughput, which damps interference
+// from anything else on the machine, and the median of its latencies.
 const ROUNDS = 3;
-const results = new Map<string, { keepAlive: number; pipelined: number }>();
-const started: Started[] = [];
+const results = new Map<string, Figures>();
+const targets: Target[] = [];
+const nginxDir = await Deno.makeTempDir({ prefix: "bench_http" });
 try {
-  for (const [name, cmd] of servers) {
-    started.push(await startServer(name, cmd, { cwd: root }));
-    results.set(name, { keepAlive: 0, pipelined: 0 });
-  }
-  for (const server of started) {
-    await wrk(`http://127.0.0.1:${server.port}/`, { seconds: 1 }); // warm-up
+  for (const [name, cmd] of commands) targets.push(await start(name, cmd));
+  const nginx = await startNginx(nginxDir, HELLO, { tls: false });
+  if (nginx) {
+    targets.push({
+      name: "nginx",
+      port: nginx.http,
+      cpuMs: () => nginx.cpuMs(),
+      rssKiB: () => nginx.rssKiB(),
+      stop: () => nginx.stop(),
+    });
+  } else console.log("nginx is not installed at /usr/sbin/nginx: left out");
+  for (const target of targets) {
+    results.set(target.name, {
+      keepAlive: 0,
+      pipelined: 0,
+      cpuUs: Infinity,
+      loaded: [],
+      unloaded: [],
+      errors: 0,
+    });
+    await wrk(`http://127.0.0.1:${target.port}/`, { seconds: 1 }); // warm-up
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const server of started) {
-      const url = `http://127.0.0.1:${server.port}/`;
-      const keepAlive = await wrk(url, { seconds });
+    for (const target of targets) {
+      const url = `http://127.0.0.1:${target.port}/`;
+      const figures = results.get(target.name)!;
+      const cpuBefore = await target.cpuMs();
+      const keepAlive = await wrk(url, { seconds, latency: true });
+      const cpu = (await target.cpuMs()) - cpuBefore;
       const pipelined = await wrk(url, {
         seconds,
         script: pipeline,
         scriptArgs: ["16"],
       });
-      if (keepAlive.errors || pipelined.errors) {
-        console.log(
-          `${server.name}: ${
-            keepAlive.errors + pipelined.errors
-          } errors or non-2xx responses`,
+      const single = await wrk(url, {
+        seconds,
+        connections: 1,
+        latency: true,
+      });
+      figures.errors += keepAlive.errors + pipelined.errors + single.errors;
+      figures.keepAlive = Math.max(figures.keepAlive, keepAlive.rps);
+      figures.pipelined = Math.max(figures.pipelined, pipelined.rps);
+      if (keepAlive.requests > 0) {
+        figures.cpuUs = Math.min(
+          figures.cpuUs,
+          (cpu * 1000) / keepAlive.requests,
         );
       }
-      const best = results.get(server.name)!;
-      best.keepAlive = Math.max(best.keepAlive, keepAlive.rps);
-      best.pipelined = Math.max(best.pipelined, pipelined.rps);
+      figures.loaded.push(keepAlive.latency!);
+      figures.unloaded.push(single.latency!);
     }
   }
 } finally {
-  for (const server of started) await server.stop();
+  for (const target of targets) await target.stop();
 }
 
 const ours = results.get("@org/httpd")!;
-const rows = [...results].map(([name, r]) => [
+const throughputRows = [...results].map(([name, r]) => [
   name,
   Math.round(r.keepAlive),
   ratio(ours.keepAlive, r.keepAlive),
   Math.round(r.pipelined),
   ratio(ours.pipelined, r.pipelined),
+  r.cpuUs === Infinity ? "?" : r.cpuUs.toFixed(1),
 ]);
-
-// RSS growth: after 100k and 1M requests (keep-alive load in 1 s steps, so
-// the samples fall close to those counts), then after 5M (pipelined, to get
-// there sooner). The last figure tells a leak (still growing) from V8 sizing
-// its heap (steps, then flat).
-const server = await startServer("@org/httpd", servers[0]![1], { cwd: root });
-let served = 0;
-let rss100k = 0;
-let at100k = 0;
-let rss1m = 0;
-let at1m = 0;
-while (served < 5_000_000) {
-  const run = await wrk(`http://127.0.0.1:${server.port}/`, {
-    seconds: 1,
-    ...(served >= 1_000_000 ? { script: pipeline, scriptArgs: ["16"] } : {}),
-  });
-  if (run.requests === 0) break;
-  served += run.requests;
-  if (rss100k === 0 && served >= 100_000) {
-    rss100k = await rssKiB(server.pid);
-    at100k = served;
-  }
-  if (rss1m === 0 && served >= 1_000_000) {
-    rss1m = await rssKiB(server.pid);
-    at1m = served;
-  }
-}
-const rss5m = await rssKiB(server.pid);
-await server.stop();
-const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
-const growth = (from: number, to: number) =>
-  from ? `${(((to - from) / from) * 100).toFixed(1)}%` : "?";
+const latencyRows = [...results].map(([name, r]) => {
+  const loaded = medianLatency(r.loaded);
+  const unloaded = medianLatency(r.unloaded);
+  return [
+    name,
+    duration(loaded.p50),
+    duration(loaded.p90),
+    duration(loaded.p99),
+    duration(unloaded.p50),
+    duration(unloaded.p90),
+    duration(unloaded.p99),
+  ];
+});
+const errors = [...results]
+  .filter(([, r]) => r.errors > 0)
+  .map(([name, r]) => `${name}: ${r.errors} errors or non-2xx responses`);
 
 const report = [
-  `HTTP/1.1 "Hello, World!", wrk -t1 -c64 -d${seconds}s, keep-alive; pipelined = 16 requests per write; best of ${ROUNDS} alternating rounds.`,
-  `Machine: ${await machine()}; server on core 0, wrk on core 1.`,
+  `HTTP/1.1 "${HELLO}", wrk -t1 -d${seconds}s; keep-alive -c64 --latency; pipelined = 16 requests per write, -c64; unloaded = -c1 --latency. ` +
+  `${ROUNDS} alternating rounds: best req/s, lowest CPU per request, median of each percentile.`,
+  `Machine: ${await machine()}; servers on core 0, wrk on core 1.`,
+  ...errors,
   "",
   table([
     "server",
@@ -158,25 +213,76 @@ const report = [
     "ours ÷ this",
     "req/s pipelined",
     "ours ÷ this",
-  ], rows),
+    "CPU µs/req",
+  ], throughputRows),
   "",
-  `RSS of @org/httpd: ${mib(rss100k)} after ${
-    at100k.toLocaleString("en")
-  } requests, ` +
-  `${mib(rss1m)} after ${at1m.toLocaleString("en")} (${
-    growth(rss100k, rss1m)
-  }), ` +
-  `${mib(rss5m)} after ${served.toLocaleString("en")} (${
-    growth(rss1m, rss5m)
-  } since).`,
+  table([
+    "server",
+    "-c64 p50",
+    "-c64 p90",
+    "-c64 p99",
+    "-c1 p50",
+    "-c1 p90",
+    "-c1 p99",
+  ], latencyRows),
 ];
 console.log(report.join("\n"));
 
-const h2 = new URL("./h2.ts", import.meta.url);
-try {
-  await Deno.stat(h2);
-  const module = await import(h2.href);
-  if (typeof module.runH2Bench === "function") await module.runH2Bench();
-} catch (error) {
-  if (!(error instanceof Deno.errors.NotFound)) throw error;
+if (!values["skip-rss"]) {
+  // RSS growth under the same load for us and Deno.serve: after 100k and
+  // 1M requests (keep-alive load in 1 s steps, so the samples fall close
+  // to those counts), then after 5M (pipelined, to get there sooner). The
+  // last figure tells a leak (still growing) from V8 sizing its heap
+  // (steps, then flat).
+  const rows: (string | number)[][] = [];
+  for (const [name, cmd] of commands.slice(0, 2)) {
+    const target = await start(name, cmd);
+    const samples: [number, number][] = [];
+    let served = 0;
+    try {
+      const marks = [100_000, 1_000_000, 5_000_000];
+      samples.push([0, await target.rssKiB()]);
+      while (served < marks.at(-1)!) {
+        const run = await wrk(`http://127.0.0.1:${target.port}/`, {
+          seconds: 1,
+          ...(served >= 1_000_000
+            ? { script: pipeline, scriptArgs: ["16"] }
+            : {}),
+        });
+        if (run.requests === 0) break;
+        served += run.requests;
+        if (
+          samples.length < marks.length && served >= marks[samples.length - 1]!
+        ) {
+          samples.push([served, await target.rssKiB()]);
+        }
+      }
+      samples.push([served, await target.rssKiB()]);
+    } finally {
+      await target.stop();
+    }
+    const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
+    rows.push([
+      name,
+      ...samples.map(([n, kib]) => `${mib(kib)} (${n.toLocaleString("en")})`),
+    ]);
+  }
+  console.log([
+    "",
+    "RSS at start, then after about 100k, 1M (wrk -c64 keep-alive in 1 s steps) and 5M requests (then pipelined); requests served in brackets:",
+    "",
+    table(["server", "start", "~100k", "~1M", "~5M"], rows),
+  ].join("\n"));
 }
+
+if (!values["skip-h2"]) {
+  const h2 = new URL("./h2.ts", import.meta.url);
+  try {
+    await Deno.stat(h2);
+    const module = await import(h2.href);
+    if (typeof module.runH2Bench === "function") await module.runH2Bench();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+await Deno.remove(nginxDir, { recursive: true });

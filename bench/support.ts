@@ -76,11 +76,28 @@ export async function startServer(
   };
 }
 
+/** Latency percentiles of a run, in microseconds. */
+export interface Latency {
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
 /** The result of one wrk run. */
 export interface WrkResult {
   requests: number;
   rps: number;
   errors: number;
+  /** With `latency: true`: wrk's latency distribution (p90 is wrk's 90%). */
+  latency?: Latency;
+}
+
+/** Reads a wrk duration such as `55.00us`, `1.82ms` or `2.01s`, in µs. */
+function micros(text: string): number {
+  const match = text.match(/^([\d.]+)(us|ms|s|m)$/);
+  if (!match) return NaN;
+  const scale = { us: 1, ms: 1e3, s: 1e6, m: 6e7 }[match[2]!]!;
+  return Number(match[1]) * scale;
 }
 
 /** Runs wrk against a URL. */
@@ -92,6 +109,8 @@ export async function wrk(
     script?: string;
     scriptArgs?: string[];
     core?: number;
+    /** Ask for `--latency` and parse the distribution. */
+    latency?: boolean;
   } = {},
 ): Promise<WrkResult> {
   const args = [
@@ -100,6 +119,7 @@ export async function wrk(
     "-t1",
     `-c${options.connections ?? 64}`,
     `-d${options.seconds ?? 5}s`,
+    ...(options.latency ? ["--latency"] : []),
     ...(options.script ? ["-s", options.script] : []),
     url,
     ...(options.scriptArgs?.length ? ["--", ...options.scriptArgs] : []),
@@ -119,7 +139,105 @@ export async function wrk(
         /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/,
       )?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0,
     );
-  return { requests, rps, errors };
+  const result: WrkResult = { requests, rps, errors };
+  if (options.latency) {
+    const at = (p: number) =>
+      micros(text.match(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m"))?.[1] ?? "");
+    result.latency = { p50: at(50), p90: at(90), p99: at(99) };
+  }
+  return result;
+}
+
+/** The result of one h2load run. */
+export interface H2loadResult {
+  rps: number;
+  succeeded: number;
+  failed: number;
+  /** Request latency percentiles (start of request to end of response). */
+  latency: Latency;
+}
+
+/**
+ * Runs h2load against a URL, pinned to core 1, and computes latency
+ * percentiles from its per-request log (`--log-file`): h2load itself
+ * prints only min, max, mean and deviation.
+ */
+export async function h2load(
+  url: string,
+  options: { connections: number; streams: number; requests: number },
+): Promise<H2loadResult> {
+  const log = await Deno.makeTempFile({ prefix: "h2load", suffix: ".log" });
+  try {
+    const args = [
+      ...(await pin(1)),
+      "h2load",
+      "-c",
+      String(options.connections),
+      "-m",
+      String(options.streams),
+      "-t",
+      "1",
+      "-n",
+      String(options.requests),
+      `--log-file=${log}`,
+      url,
+    ];
+    const out = await new Deno.Command(args[0]!, {
+      args: args.slice(1),
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    const rps = Number(
+      text.match(/finished in [\d.]+\w+, ([\d.]+) req\/s/)?.[1] ?? 0,
+    );
+    const succeeded = Number(text.match(/(\d+) succeeded/)?.[1] ?? 0);
+    const failed = Number(text.match(/(\d+) failed/)?.[1] ?? 0);
+    // Columns: start (µs since the epoch), status, µs to the end of the response.
+    const times = Float64Array.from(
+      (await Deno.readTextFile(log)).split("\n").filter(Boolean),
+      (line) => Number(line.split("\t")[2]),
+    ).sort();
+    return { rps, succeeded, failed, latency: percentiles(times) };
+  } finally {
+    await Deno.remove(log).catch(() => {});
+  }
+}
+
+/** p50, p90 and p99 of sorted samples (nearest rank); NaN when empty. */
+export function percentiles(sorted: Float64Array): Latency {
+  const at = (p: number) =>
+    sorted.length === 0
+      ? NaN
+      : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99) };
+}
+
+/** The median of each percentile over several runs: one noisy run moves none. */
+export function medianLatency(runs: Latency[]): Latency {
+  const median = (values: number[]) => {
+    const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+    return sorted.length === 0 ? NaN : sorted[(sorted.length - 1) >> 1]!;
+  };
+  return {
+    p50: median(runs.map((r) => r.p50)),
+    p90: median(runs.map((r) => r.p90)),
+    p99: median(runs.map((r) => r.p99)),
+  };
+}
+
+/** Formats a latency in µs as `260 µs` or `1.49 ms`. */
+export function duration(us: number): string {
+  if (Number.isNaN(us)) return "?";
+  return us < 1000 ? `${Math.round(us)} µs` : `${(us / 1000).toFixed(2)} ms`;
+}
+
+/** CPU time (user + system) a process has used, in milliseconds (Linux). */
+export async function cpuMs(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`))
+    .split(") ")[1]!.split(" ");
+  // utime and stime, fields 14 and 15, in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Resident set size of a process in KiB (Linux), summed over the process tree root only. */
@@ -152,4 +270,135 @@ export async function machine(): Promise<string> {
         ?.[1] ?? cpu;
   } catch { /* not Linux */ }
   return `${cpu}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`;
+}
+
+/** A free TCP port on 127.0.0.1 (closed again at once). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** An nginx started by {@linkcode startNginx}. */
+export interface Nginx {
+  /** Master process id (one worker beside it). */
+  pid: number;
+  /** Port of the HTTP/1.1 listener. */
+  http: number;
+  /** Port of the HTTP/2 prior-knowledge (h2c) listener. */
+  h2c: number;
+  /** Port of the TLS listener (ALPN h2), when a certificate was given. */
+  tls: number | undefined;
+  /** RSS of the master and its worker, in KiB. */
+  rssKiB(): Promise<number>;
+  /** CPU time of the worker, in milliseconds. */
+  cpuMs(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Where Debian puts nginx. */
+const NGINX = "/usr/sbin/nginx";
+
+/**
+ * Starts nginx pinned to core 0, with one worker answering `body` on
+ * HTTP/1.1, h2c and (when `dir` holds `cert.pem` and `key.pem`) TLS h2.
+ *
+ * @returns The ports, or `null` when nginx is not installed.
+ */
+export async function startNginx(
+  dir: string,
+  body: string,
+  options: { tls: boolean },
+): Promise<Nginx | null> {
+  try {
+    await Deno.stat(NGINX);
+  } catch {
+    return null;
+  }
+  const http = freePort();
+  const h2c = freePort();
+  const tls = options.tls ? freePort() : undefined;
+  const conf = `
+daemon off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  default_type text/plain;
+  # The load generators send far more than nginx's default 1000 requests
+  # per connection.
+  keepalive_requests 10000000;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  server {
+    listen 127.0.0.1:${http};
+    location / { return 200 "${body}"; }
+  }
+  server {
+    listen 127.0.0.1:${h2c} http2;
+    location / { return 200 "${body}"; }
+  }
+${
+    tls === undefined ? "" : `  server {
+    listen 127.0.0.1:${tls} ssl http2;
+    ssl_certificate ${dir}/cert.pem;
+    ssl_certificate_key ${dir}/key.pem;
+    location / { return 200 "${body}"; }
+  }
+`
+  }}
+`;
+  await Deno.writeTextFile(`${dir}/nginx.conf`, conf);
+  const cmd = [...(await pin(0)), NGINX, "-p", dir, "-c", `${dir}/nginx.conf`];
+  const child = new Deno.Command(cmd[0]!, {
+    args: cmd.slice(1),
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  for (const port of [http, h2c, ...(tls === undefined ? [] : [tls])]) {
+    const deadline = Date.now() + 10_000;
+    while (true) {
+      try {
+        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+        break;
+      } catch {
+        if (Date.now() > deadline) throw new Error("nginx did not start");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+  const workers = async () => {
+    const text = await Deno.readTextFile(
+      `/proc/${child.pid}/task/${child.pid}/children`,
+    ).catch(() => "");
+    return text.split(" ").filter(Boolean).map(Number);
+  };
+  return {
+    pid: child.pid,
+    http,
+    h2c,
+    tls,
+    async rssKiB() {
+      let total = await rssKiB(child.pid);
+      for (const pid of await workers()) total += await rssKiB(pid);
+      return total;
+    },
+    async cpuMs() {
+      let total = 0;
+      for (const pid of await workers()) total += await cpuMs(pid);
+      return total;
+    },
+    async stop() {
+      try {
+        child.kill("SIGQUIT");
+      } catch { /* gone */ }
+      await child.status;
+    },
+  };
 }

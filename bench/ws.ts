@@ -21,6 +21,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
+  cpuMs,
   have,
   machine,
   pin,
@@ -103,14 +104,6 @@ const loads: [string, Load][] = [
 const generator = (await have("node"))
   ? ["node", "bench/ws_load.mjs"]
   : [deno, "run", "-A", "bench/ws_load.ts"];
-
-/** CPU time (user + system) of a process, in milliseconds (Linux). */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`))
-    .split(") ")[1]!.split(" ");
-  // utime and stime, fields 14 and 15, in clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 interface Figure {
   /** Echoes per second. */
