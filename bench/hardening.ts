@@ -57,7 +57,7 @@ const floodSeconds = Number(values["flood-seconds"]);
 const trickleBytes = Number(values.bytes);
 /** Spacing of the trickle's writes. */
 const TRICKLE_INTERVAL_MS = 0.5;
-const PATHS = ["/bytes", "/text", "/stream", "/fetch"] as const;
+const PATHS = ["/discard", "/bytes", "/text", "/stream", "/fetch"] as const;
 const encoder = new TextEncoder();
 
 async function start(): Promise<Started> {

@@ -5,6 +5,8 @@
  */
 import { HttpError } from "./errors.ts";
 import { type HeadersInit, HttpHeaders } from "./headers.ts";
+import { ChunkQueue } from "./internal/chunk_queue.ts";
+import { GatheringReader } from "./internal/gathering_reader.ts";
 
 /** Default cap on a request body read through {@linkcode Request}: the
  * common 1 MiB of nginx's `client_max_body_size` and Fastify's `bodyLimit`. */
@@ -15,7 +17,9 @@ const encoder = new TextEncoder();
 
 /**
  * A pull source of request body chunks, implemented by the protocol drivers.
- * `read()` resolves `null` at the end. Chunks are owned by the caller.
+ * `read()` resolves `null` at the end. Chunks are owned by the caller, and
+ * each keeps alive at most twice its own length (never, say, a whole read
+ * buffer for one byte), so that memory follows the bytes of a body.
  */
 export interface BodyReader {
   /** Reads the next chunk, or `null` at the end of the body. */
@@ -252,15 +256,21 @@ export class Request {
 
   /**
    * The body as a web stream, or `null` without content. Reading stops with
-   * an {@linkcode HttpError} 413 past {@linkcode Request.bodyLimit}.
+   * an {@linkcode HttpError} 413 past {@linkcode Request.bodyLimit}, at the
+   * first read when the declared `Content-Length` is already above it.
    */
   get body(): ReadableStream<Uint8Array> | null {
     if (this.#stream !== undefined) return this.#stream;
     if (this.#reader === null) return this.#stream = null;
-    const reader = this.#take();
+    // Small chunks that come fast are merged, so a consumer that keeps every
+    // chunk of a trickled body does not pay an array per byte.
+    const reader = new GatheringReader(this.#take());
     let total = 0;
     return this.#stream = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
+        // Checked at the first read, after the handler had its chance to
+        // raise the limit, and before anything (100 Continue) is sent.
+        if (total === 0) this.#checkLength(reader);
         const chunk = await reader.read();
         if (chunk === null) return controller.close();
         total += chunk.byteLength;
@@ -293,28 +303,18 @@ export class Request {
     if (this.#reader === null) return new Uint8Array(0);
     const reader = this.#take();
     const limit = this.bodyLimit;
-    if (reader.length !== undefined && reader.length > limit) {
-      reader.cancel();
-      throw tooLarge(limit);
-    }
-    const parts: Uint8Array[] = [];
-    let total = 0;
+    this.#checkLength(reader);
+    // Short chunks are merged as they come: a body sent a byte at a time
+    // costs its bytes, not an array per byte.
+    const parts = new ChunkQueue();
     for (let chunk = await reader.read(); chunk; chunk = await reader.read()) {
-      total += chunk.byteLength;
-      if (total > limit) {
+      if (parts.length + chunk.byteLength > limit) {
         reader.cancel();
         throw tooLarge(limit);
       }
       parts.push(chunk);
     }
-    if (parts.length === 1) return parts[0]!;
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
+    return parts.take();
   }
 
   /**
@@ -357,6 +357,18 @@ export class Request {
       throw new HttpError(400, "Cannot parse request body: invalid JSON", {
         cause,
       });
+    }
+  }
+
+  /**
+   * A declared length above the limit answers 413 before any byte is read,
+   * so an HTTP/1.1 client that waits for `100 Continue` never gets it and
+   * never sends the body (RFC 9110 section 10.1.1).
+   */
+  #checkLength(reader: BodyReader): void {
+    if (reader.length !== undefined && reader.length > this.bodyLimit) {
+      reader.cancel();
+      throw tooLarge(this.bodyLimit);
     }
   }
 

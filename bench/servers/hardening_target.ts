@@ -34,6 +34,12 @@ const server = new Server({
         }
         return length(n);
       }
+      case "/discard": {
+        // A consumer that keeps nothing: what the server itself holds.
+        let n = 0;
+        for await (const chunk of req.body!) n += chunk.byteLength;
+        return length(n);
+      }
       case "/fetch":
         return await fetchApp(req);
       default:

@@ -61,6 +61,10 @@ const MAX_DRAIN_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 
+function bodyTimedOut(): HttpError {
+  return new HttpError(408, "Request body timed out");
+}
+
 /** Where the connection is in its cycle, for timeouts and graceful stop. */
 const IDLE = 0; // waiting for the first byte of a request
 const HEAD = 1; // a head has started arriving
@@ -97,6 +101,14 @@ class H1Connection implements ServedConnection {
   #isClosed = false;
   #resolveClosed!: () => void;
   #head: HeadOptions;
+  /** When the current request's body must be complete (`bodyTimeoutMs`). */
+  #bodyDeadline = Infinity;
+  /** Fails the pending body read (a body deadline passed). */
+  #abortRead: ((error: HttpError) => void) | undefined;
+  /** A body read the socket has not answered yet (abandoned on timeout). */
+  #pendingRead: Promise<number | null> | undefined;
+  /** The read buffer of large request bodies, reused while reads are short. */
+  #bodyScratch: Uint8Array | undefined;
 
   constructor(
     conn: Deno.Conn,
@@ -149,7 +161,11 @@ class H1Connection implements ServedConnection {
   }
 
   expire(): void {
-    if (this.#phase === HEAD) {
+    if (this.#phase === BODY && this.#abortRead !== undefined) {
+      // The handler waits for body bytes: it gets a 408 to answer (RFC 9110
+      // section 15.5.9), and the connection closes after the response.
+      this.#abortRead(bodyTimedOut());
+    } else if (this.#phase === HEAD) {
       // RFC 9110 section 15.5.9: 408 for a request not completed in time.
       // Written from its own bytes: the loop may still own #out.
       this.#conn.write(this.#errorBytes(408))
@@ -169,7 +185,9 @@ class H1Connection implements ServedConnection {
     } finally {
       this.#watcher.delete(this);
       this.close();
-      // No read or write is pending any more: the buffers can be reused.
+      // A body read abandoned on timeout ends with the socket; only then is
+      // no read or write pending, and the buffers can be reused.
+      if (this.#pendingRead !== undefined) await this.#pendingRead;
       connectionBuffers.release(this.#buf);
       connectionBuffers.release(this.#out);
       this.#resolveClosed();
@@ -256,23 +274,6 @@ class H1Connection implements ServedConnection {
     }
   }
 
-  /** Reads more bytes after `#end`; false at end of stream. */
-  async #fill(): Promise<boolean> {
-    if (this.#end === this.#buf.length) this.#makeRoom();
-    let n: number | null;
-    try {
-      const end = this.#end;
-      n = await this.#conn.read(
-        end === 0 ? this.#buf : this.#buf.subarray(end),
-      );
-    } catch {
-      return false;
-    }
-    if (n === null) return false;
-    this.#end += n;
-    return true;
-  }
-
   /**
    * Serves one request; returns whether the connection stays open. Stays
    * synchronous (no promise) when the handler answers synchronously with an
@@ -282,6 +283,7 @@ class H1Connection implements ServedConnection {
     const server = this.#server;
     const hasBody = head.chunked || head.contentLength > 0;
     const reader = hasBody ? new H1BodyReader(this, head) : null;
+    if (hasBody) this.#bodyDeadline = Date.now() + server.limits.bodyTimeoutMs;
     const req = createRequest({
       method: head.method,
       target: head.target,
@@ -547,27 +549,56 @@ class H1Connection implements ServedConnection {
   /** Reads more request body bytes into the buffer; false at end of stream. */
   async readMore(): Promise<boolean> {
     if (this.#start === this.#end) this.#start = this.#end = 0;
-    this.#phase = BODY;
-    this.deadline = Date.now() + this.#server.limits.headerTimeoutMs;
-    try {
-      return await this.#fill();
-    } finally {
-      this.#phase = BUSY;
-      this.deadline = 0;
-    }
+    if (this.#end === this.#buf.length) this.#makeRoom();
+    const n = await this.#bodyRead(this.#buf.subarray(this.#end));
+    if (n === null) return false;
+    this.#end += n;
+    return true;
   }
 
-  /** Reads a large body chunk straight from the socket, bypassing the buffer. */
+  /**
+   * Reads a large body chunk straight from the socket, bypassing the buffer.
+   * The chunk keeps alive at most twice its length: a short read is copied
+   * out and the read buffer reused, a long one is handed over whole.
+   */
   async readDirect(max: number): Promise<Uint8Array | null> {
+    const scratch = this.#bodyScratch ??= new Uint8Array(BODY_READ_SIZE);
+    const n = await this.#bodyRead(
+      max < scratch.length ? scratch.subarray(0, max) : scratch,
+    );
+    if (n === null) return null;
+    if (2 * n < scratch.length) return scratch.slice(0, n);
+    this.#bodyScratch = undefined;
+    return scratch.subarray(0, n);
+  }
+
+  /**
+   * One read of request body bytes, under two deadlines: the per-read
+   * timeout (`headerTimeoutMs`, nginx's `client_body_timeout`) and the whole
+   * body's (`bodyTimeoutMs` from the end of the head). Past either, the read
+   * fails with a 408 {@linkcode HttpError}, which the handler answers, and
+   * the connection closes after the response.
+   */
+  async #bodyRead(buf: Uint8Array): Promise<number | null> {
+    const now = Date.now();
+    if (now >= this.#bodyDeadline) throw bodyTimedOut();
     this.#phase = BODY;
-    this.deadline = Date.now() + this.#server.limits.headerTimeoutMs;
+    this.deadline = Math.min(
+      now + this.#server.limits.headerTimeoutMs,
+      this.#bodyDeadline,
+    );
+    const read = this.#conn.read(buf).catch(() => null);
+    this.#pendingRead = read;
     try {
-      const chunk = new Uint8Array(Math.min(max, BODY_READ_SIZE));
-      const n = await this.#conn.read(chunk);
-      return n === null ? null : chunk.subarray(0, n);
-    } catch {
-      return null;
+      return await new Promise<number | null>((resolve, reject) => {
+        this.#abortRead = reject;
+        read.then((n) => {
+          this.#pendingRead = undefined;
+          resolve(n);
+        });
+      });
     } finally {
+      this.#abortRead = undefined;
       this.#phase = BUSY;
       this.deadline = 0;
     }
@@ -609,10 +640,16 @@ class H1BodyReader implements BodyReader {
       this.#expectContinue = false;
       if (this.#conn.buffered === 0) await this.#conn.sendContinue();
     }
-    const chunk = this.#decoder
-      ? await this.#readChunked(this.#decoder)
-      : await this.#readLength();
-    return chunk;
+    try {
+      return this.#decoder
+        ? await this.#readChunked(this.#decoder)
+        : await this.#readLength();
+    } catch (error) {
+      // A body that failed midway (timeout, early end, bad chunk) leaves the
+      // connection at an unknown point: it closes after the response.
+      this.#cancelled = true;
+      throw error;
+    }
   }
 
   cancel(): void {
@@ -671,7 +708,6 @@ class H1BodyReader implements BodyReader {
         data = this.#conn.decode(decoder);
       } catch (error) {
         if (error instanceof H1ParseError) {
-          this.#cancelled = true;
           throw new HttpError(400, error.message);
         }
         throw error;

@@ -90,7 +90,7 @@ class Harness implements H2ConnectionEvents {
   /** Frames the connection wrote since the last call. */
   out(): Frame[] {
     const frames: Frame[] = [];
-    let bytes = this.conn.takeOutput()?.slice() ?? new Uint8Array(0);
+    let bytes = this.conn.takeOutput(this.now)?.slice() ?? new Uint8Array(0);
     while (bytes.length > 0) {
       const d = decodeFrame(bytes, 1 << 24)!;
       frames.push(d.frame);
@@ -111,7 +111,7 @@ function of<T extends Frame["type"]>(frames: Frame[], type: T): FrameOf<T>[] {
 
 Deno.test("H2Connection queues SETTINGS as its preface", () => {
   const conn = new H2Connection(OPTIONS, new Harness(), 0);
-  const first = decodeFrame(conn.takeOutput()!, 16384)!.frame;
+  const first = decodeFrame(conn.takeOutput(0)!, 16384)!.frame;
   assert.equal(first.type, FrameType.SETTINGS);
 });
 
@@ -265,7 +265,7 @@ Deno.test("tick() resets a stream stalled on a zero window", () => {
 
 Deno.test("tick() ends a connection whose SETTINGS are not acknowledged", () => {
   const conn = new H2Connection(OPTIONS, new Harness(), 0);
-  conn.takeOutput();
+  conn.takeOutput(0);
   conn.receive(CLIENT_PREFACE, 0);
   const w = new FrameWriter();
   w.settings([]);
