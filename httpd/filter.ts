@@ -8,10 +8,16 @@ import type { Handler } from "./handler.ts";
 import type { Request } from "./request.ts";
 import type { Response } from "./response.ts";
 import type { AccessLogOptions, AccessLogSink } from "./access_log.ts";
+import { guard } from "./internal/error_response.ts";
 import { accessLogFilter } from "./internal/filters/access_log.ts";
 import { DEFAULT_GZIP_THRESHOLD, gzipFilter } from "./internal/filters/gzip.ts";
 
-/** A filter as a plain function: receives the next handler, returns a handler. */
+/**
+ * A filter as a plain function: receives the next handler, returns a
+ * handler. Applied through {@linkcode Filter}, `next` never throws nor
+ * rejects: an error thrown further in arrives as a response (see
+ * {@linkcode Filter}).
+ */
 export type FilterFunction = (next: Handler) => Handler;
 
 /**
@@ -70,6 +76,18 @@ export interface AddHeaderIfEnvOptions {
  * request passes `a`, then `b`, then reaches `h`; the response comes back
  * the other way. Build one from a function with {@linkcode Filter.of}, or
  * extend the class and override {@linkcode Filter.apply}.
+ *
+ * Errors are responses inside the chain: the `next` a filter receives never
+ * throws nor rejects. Whatever is thrown further in (by the handler or an
+ * inner filter) becomes a response at the point it was thrown, so this
+ * filter and every one outside it see it like any other response and can
+ * add headers to it: an {@linkcode HttpError} becomes its status, message
+ * and header fields; anything else a 500 `Internal Server Error`, reported
+ * once through the server's `onError` (outside a server, one line on
+ * standard error). A web-standard `Response` returned by mistake is
+ * converted, as `fetchHandler` would. Hono's `compose` with `onError` works
+ * the same way. Only what the outermost filter itself throws is answered by
+ * the server directly.
  *
  * @example Time every request
  * ```ts
@@ -131,7 +149,8 @@ export class Filter {
    * @returns The wrapped handler.
    */
   apply(next: Handler): Handler {
-    return this.#fn(next);
+    // The pass-through filter hands `next` on as it is.
+    return this.#fn === identity ? next : this.#fn(guard(next));
   }
 
   /**
@@ -152,7 +171,10 @@ export class Filter {
    */
   andThen(next: Filter | FilterFunction): Filter {
     const inner = Filter.of(next);
-    return new Filter((handler) => this.apply(inner.apply(handler)));
+    // Guarded here too, for subclasses that override apply().
+    return new Filter((handler) =>
+      this.apply(guard(inner.apply(guard(handler))))
+    );
   }
 
   /**
@@ -379,12 +401,12 @@ export class Filter {
 
   /**
    * Writes one access-log line per request (see {@linkcode formatAccessLogLine}).
-   * Apply it as the outermost filter so the duration covers everything. The
-   * line is written when the handler settles: with the status it returned,
-   * or with the status of a thrown {@linkcode HttpError} (500 for anything
-   * else), which is then rethrown for the server to answer. A client that
-   * disconnects early still gets its line, with the status the handler
-   * produced. The duration covers the handler, not the sending of the body.
+   * Apply it as the outermost filter so the duration covers everything and
+   * the status is the final one: errors thrown inside arrive as responses
+   * (see {@linkcode Filter}), so the line shows the status the client gets,
+   * after every inner filter. A client that disconnects early still gets its
+   * line, with the status the handler produced. The duration covers the
+   * handler, not the sending of the body.
    *
    * Without a sink, lines go to standard output through a bounded buffer
    * that never blocks requests; see {@linkcode droppedAccessLogLines}.
@@ -436,7 +458,8 @@ export function composeFilters(
 ): Handler {
   let out = handler;
   for (let i = filters.length - 1; i >= 0; i--) {
-    out = Filter.of(filters[i]!).apply(out);
+    // Guarded here too, for subclasses that override apply().
+    out = Filter.of(filters[i]!).apply(guard(out));
   }
   return out;
 }

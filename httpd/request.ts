@@ -68,6 +68,11 @@ let assignMatch: (
   params: Record<string, string>,
   route: string,
 ) => void;
+let reporterOf: (req: Request) => FailureReporter | undefined;
+let assignReporter: (req: Request, reporter: FailureReporter) => void;
+
+/** Receives a handler failure: the server's `onError`. */
+export type FailureReporter = (error: unknown, req: Request) => void;
 
 /**
  * An incoming HTTP request, protocol-independent. Header parsing is lazy and
@@ -116,6 +121,7 @@ export class Request {
   #params: Record<string, string> | undefined;
   #route: string | undefined;
   #attributes: Map<string, unknown> | undefined;
+  #reporter: FailureReporter | undefined;
 
   static {
     fromFields = (f) => {
@@ -125,6 +131,10 @@ export class Request {
     assignMatch = (req, params, route) => {
       req.#params = params;
       req.#route = route;
+    };
+    reporterOf = (req) => req.#reporter;
+    assignReporter = (req, reporter) => {
+      req.#reporter = reporter;
     };
   }
 
@@ -455,4 +465,29 @@ export function setRouteMatch(
   route: string,
 ): void {
   assignMatch(req, params, route);
+}
+
+/**
+ * Sets where a failure of this request's handler is reported (the server's
+ * `onError`). Internal to the package: `dispatch()` sets it.
+ *
+ * @param req The request.
+ * @param reporter The server's `onError`.
+ */
+export function setFailureReporter(
+  req: Request,
+  reporter: FailureReporter,
+): void {
+  assignReporter(req, reporter);
+}
+
+/**
+ * Returns where a failure of this request's handler is reported, when a
+ * server dispatched it. Internal to the package.
+ *
+ * @param req The request.
+ * @returns The server's `onError`, or `undefined`.
+ */
+export function failureReporter(req: Request): FailureReporter | undefined {
+  return reporterOf(req);
 }

@@ -8,7 +8,7 @@ import { BuildInfo } from "./build_info.ts";
 import type { Handler } from "./handler.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./limits.ts";
 import type { Request } from "./request.ts";
-import { describeFailure } from "./internal/dispatch.ts";
+import { logFailure } from "./internal/error_response.ts";
 import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
 import type { ServedConnection, ServerContext } from "./internal/conn/types.ts";
@@ -86,6 +86,7 @@ export class Server implements AsyncDisposable {
   #detecting = new Set<Deno.Conn>();
   #accepting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
+  #rejected = 0;
 
   /**
    * Creates a server; nothing listens until {@linkcode Server.start}.
@@ -114,10 +115,7 @@ export class Server implements AsyncDisposable {
         );
       }
     }
-    const onError = options.onError ??
-      // deno-lint-ignore no-console
-      ((error: unknown, req: Request) =>
-        console.error(describeFailure(error, req)));
+    const onError = options.onError ?? logFailure;
     this.#context = {
       handler: options.handler,
       limits,
@@ -177,6 +175,25 @@ export class Server implements AsyncDisposable {
    */
   get connections(): number {
     return this.#connections.size + this.#detecting.size;
+  }
+
+  /**
+   * Connections closed as soon as they were accepted because
+   * `limits.maxConnections` were already open, since the server started.
+   *
+   * @example No connection refused yet
+   * ```ts
+   * import { Response, Server } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new Server({ port: 0, bindAddress: "127.0.0.1", handler: () => Response.text("ok") });
+   * await server.start();
+   * assert.equal(server.rejectedConnections, 0);
+   * await server.stop();
+   * ```
+   */
+  get rejectedConnections(): number {
+    return this.#rejected;
   }
 
   /**
@@ -277,6 +294,13 @@ export class Server implements AsyncDisposable {
         if (this.#stopping || error instanceof Deno.errors.BadResource) return;
         // Too many open files and similar: back off briefly, keep serving.
         await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      if (this.connections >= this.#context.limits.maxConnections) {
+        // Over the cap: closed at once, never queued (the kernel's accept
+        // queue already holds what waits).
+        this.#rejected++;
+        close(conn);
         continue;
       }
       const setup = this.#setup(conn);

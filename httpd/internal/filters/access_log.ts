@@ -10,7 +10,6 @@ import {
   formatAccessLogLine,
   stdoutAccessLogSink,
 } from "../../access_log.ts";
-import { HttpError } from "../../errors.ts";
 import type { Handler } from "../../handler.ts";
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
@@ -35,13 +34,12 @@ export function accessLogFilter(
     let status = 500;
     let size: number | undefined;
     try {
+      // Errors thrown inside arrive as responses (see Filter): this is the
+      // status the client gets.
       const res = await next(req);
       status = res.status;
       size = res.body.contentLength;
       return res;
-    } catch (error) {
-      if (error instanceof HttpError) status = error.status;
-      throw error;
     } finally {
       const durationMs = now() - start;
       try {

@@ -420,7 +420,9 @@ class H2Driver implements H2ConnectionEvents {
       : new StreamBody(this, id, head.contentLength);
     const ctx: StreamContext = {
       body,
-      bodyDeadline: body === null ? 0 : Date.now() + server.limits.bodyTimeoutMs,
+      bodyDeadline: body === null
+        ? 0
+        : Date.now() + server.limits.bodyTimeoutMs,
       sending: undefined,
       writable: undefined,
       reset: false,
@@ -455,8 +457,10 @@ class H2Driver implements H2ConnectionEvents {
     const ctx = this.#streams.get(id);
     if (ctx === undefined) return;
     ctx.reset = true;
+    // As on HTTP/1.1 when the peer goes away mid-body: the client's
+    // mistake, not a handler failure to report.
     ctx.body?.abort(
-      new Error(`Cannot read request body: stream reset (${code})`),
+      new HttpError(400, `Request body ended early: stream reset (${code})`),
     );
     // A response source waiting for data would never notice: cancel it.
     void ctx.sending?.cancel();
