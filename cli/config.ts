@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TrustProxy } from "@org/httpd";
 import type { LogLevel } from "./internal/log_level.ts";
 import { parseServeArgs } from "./internal/args.ts";
 import type { EnvReader } from "./internal/merge.ts";
@@ -68,6 +69,13 @@ export interface ServeConfig {
    * `server.drain-timeout`; default 10 s).
    */
   drainTimeoutMs: number;
+  /**
+   * Which reverse proxies the access log believes about the client address
+   * (`--trust-proxy`, `server.trust-proxy`): a count of proxies in front, or
+   * their IP addresses and CIDR ranges. Absent: the first `X-Forwarded-For`
+   * hop, as sent.
+   */
+  trustProxy?: TrustProxy;
   /**
    * The path of the metrics endpoint (`--metrics[=PATH]`, default
    * `/metrics`); absent when metrics are off.

@@ -406,14 +406,19 @@ export class Filter {
    * (see {@linkcode Filter}), so the line shows the status the client gets,
    * after every inner filter. A client that disconnects early still gets its
    * line, with the status the handler produced. The duration covers the
-   * handler, not the sending of the body.
+   * handler, not the sending of the body. The client address is the first
+   * `X-Forwarded-For` hop, which any client can forge, unless
+   * `options.trustProxy` names the proxies to believe (see
+   * {@linkcode AccessLogOptions}).
    *
    * Without a sink, lines go to standard output through a bounded buffer
    * that never blocks requests; see {@linkcode droppedAccessLogLines}.
    *
    * @param sink Receives each line, without a line break.
-   * @param options Clocks, for tests.
+   * @param options The trusted proxies, and clocks for tests.
    * @returns The filter.
+   * @throws {TypeError} When `trustProxy` holds an entry that is no IP
+   * address or CIDR range, or a count that is not a non-negative integer.
    *
    * @example Log to an array
    * ```ts

@@ -30,6 +30,7 @@ export {
   droppedAccessLogLines,
   formatAccessLogLine,
   stdoutAccessLogSink,
+  type TrustProxy,
 } from "./access_log.ts";
 export {
   Body,

@@ -67,7 +67,12 @@ export function buildHandler(
     ).apply(handler);
   }
   if (config.accessLog) {
-    handler = Filter.accessLog(options.accessLogSink).apply(handler);
+    handler = Filter.accessLog(
+      options.accessLogSink,
+      config.trustProxy === undefined
+        ? undefined
+        : { trustProxy: config.trustProxy },
+    ).apply(handler);
   }
   return handler;
 }

@@ -47,6 +47,10 @@ Flags:
                          ${
   formatDuration(DEFAULT_DRAIN_TIMEOUT_MS)
 }; 10, 2.5s, 500ms, 1m)
+  --trust-proxy N|CIDRS  Which proxies the access log believes about the
+                         client address: N proxies in front, or their addresses
+                         (10.0.0.0/8,::1); default the first X-Forwarded-For
+                         hop as sent (server.trust-proxy)
   --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
                          timer http.server.requests and runtime gauges, summed
                          over workers; Prometheus text, OpenMetrics when
@@ -66,8 +70,8 @@ Environment:
 Precedence: flag > environment > YAML file > default.
 
 YAML keys:
-  server.port, server.bind, server.drain-timeout, static.root,
-  static.fallback, static.spa-fallback, static.index-files,
+  server.port, server.bind, server.drain-timeout, server.trust-proxy,
+  static.root, static.fallback, static.spa-fallback, static.index-files,
   static.cache-control, static.gzip, headers.always, headers.staging,
   logging.level (debug, info, warn, error, off), logging.access-log
 

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Filter, HttpError, type Request, type Response } from "@org/httpd";
+import { Filter, type Request, type Response } from "@org/httpd";
 import {
   Metadata,
   type MetricRegistry,
@@ -125,15 +125,11 @@ export function requestTimer(
       recordingAt = NaN;
     }
   };
+  // Errors thrown inside arrive as responses (see Filter), so the status
+  // recorded is the one the client gets.
   return Filter.of((next) => (req: Request) => {
     const start = performance.now();
-    let res: Response | Promise<Response>;
-    try {
-      res = next(req);
-    } catch (error) {
-      record(req, statusOf(error), start);
-      throw error;
-    }
+    const res = next(req);
     if (!(res instanceof Promise)) {
       record(req, res.status, start);
       return res;
@@ -141,14 +137,6 @@ export function requestTimer(
     return res.then((done) => {
       record(req, done.status, start);
       return done;
-    }, (error) => {
-      record(req, statusOf(error), start);
-      throw error;
     });
   });
-}
-
-/** The status the server answers a thrown error with. */
-function statusOf(error: unknown): number {
-  return error instanceof HttpError ? error.status : 500;
 }

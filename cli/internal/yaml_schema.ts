@@ -22,7 +22,8 @@ import {
 } from "yaml";
 import { type SourcePosition, UsageError, YamlSyntaxError } from "../errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
-import { MAX_PORT, parseDrainTimeout } from "./args.ts";
+import { MAX_PORT, parseDrainTimeout, parseTrustProxy } from "./args.ts";
+import type { TrustProxy } from "@org/httpd";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -47,6 +48,7 @@ export interface FileValues {
   logLevel?: Located<LogLevel>;
   accessLog?: Located<boolean>;
   drainTimeoutMs?: Located<number>;
+  trustProxy?: Located<TrustProxy>;
 }
 
 type Kind =
@@ -58,11 +60,17 @@ type Kind =
   | "bool"
   | "header-map"
   | "log-level"
-  | "duration";
+  | "duration"
+  | "trust-proxy";
 
 /** The schema of the configuration file: section → key → kind. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
-  server: { port: "port", bind: "host", "drain-timeout": "duration" },
+  server: {
+    port: "port",
+    bind: "host",
+    "drain-timeout": "duration",
+    "trust-proxy": "trust-proxy",
+  },
   static: {
     root: "path",
     fallback: "path",
@@ -237,6 +245,37 @@ class Reader {
           throw new UsageError(error.code, error.message, {
             position: this.#position(node),
           });
+        }
+        return;
+      }
+      case "trust-proxy": {
+        // A count, a comma-separated string, or a list of ranges; a bad list
+        // item is placed at its own line.
+        const at = (item: Node | null, value: string | string[]) => {
+          try {
+            return parseTrustProxy(full, value);
+          } catch (error) {
+            if (!(error instanceof UsageError)) throw error;
+            throw new UsageError(error.code, error.message, {
+              position: this.#position(item),
+            });
+          }
+        };
+        if (isSeq(node)) {
+          const items = node.items.map((raw) => {
+            const item = this.#resolve(raw as Node | null);
+            const text = this.#line(full, item, "an IP address or CIDR range");
+            at(item, [text]);
+            return text;
+          });
+          v.trustProxy = { value: items, position };
+        } else {
+          const text = this.#line(
+            full,
+            node,
+            "a proxy count or a list of CIDR ranges",
+          );
+          v.trustProxy = { value: at(node, text), position };
         }
         return;
       }

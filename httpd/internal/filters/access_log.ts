@@ -11,6 +11,7 @@ import {
   stdoutAccessLogSink,
 } from "../../access_log.ts";
 import type { Handler } from "../../handler.ts";
+import { clientAddressResolver } from "../client_address.ts";
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
 
@@ -18,7 +19,7 @@ import type { Response } from "../../response.ts";
  * Creates the access-log filter function.
  *
  * @param sink Where lines go; default standard output, buffered.
- * @param options Clocks, for tests.
+ * @param options The trusted proxies, and clocks for tests.
  * @returns The filter function.
  */
 export function accessLogFilter(
@@ -28,6 +29,7 @@ export function accessLogFilter(
   const write: AccessLogSink = sink ?? stdoutAccessLogSink();
   const now = options?.now ?? (() => performance.now());
   const wallClock = options?.wallClock ?? Date.now;
+  const clientIp = clientAddressResolver(options?.trustProxy);
   return (next) => async (req: Request): Promise<Response> => {
     const time = wallClock();
     const start = now();
@@ -44,7 +46,11 @@ export function accessLogFilter(
       const durationMs = now() - start;
       try {
         write(formatAccessLogLine({
-          clientIp: clientIp(req),
+          clientIp: clientIp({
+            remoteAddress: req.remoteAddress,
+            forwardedFor: req.header("x-forwarded-for"),
+            realIp: req.header("x-real-ip"),
+          }),
           user: req.header("x-forwarded-user") || req.header("gap-auth") ||
             undefined,
           time,
@@ -60,17 +66,4 @@ export function accessLogFilter(
       }
     }
   };
-}
-
-/** The first hop of X-Forwarded-For, else X-Real-IP, else the peer address. */
-function clientIp(req: Request): string | undefined {
-  const forwarded = req.header("x-forwarded-for");
-  if (forwarded !== undefined) {
-    const comma = forwarded.indexOf(",");
-    const first = (comma === -1 ? forwarded : forwarded.slice(0, comma)).trim();
-    if (first !== "") return first;
-  }
-  const real = req.header("x-real-ip")?.trim();
-  if (real) return real;
-  return req.remoteAddress || undefined;
 }

@@ -109,6 +109,10 @@ class H1Connection implements ServedConnection {
   #pendingRead: Promise<number | null> | undefined;
   /** The read buffer of large request bodies, reused while reads are short. */
   #bodyScratch: Uint8Array | undefined;
+  /** The current request's body, while it may still be read. */
+  #reader: H1BodyReader | null = null;
+  /** The peer closed the connection while a response was streamed. */
+  #peerGone = false;
 
   constructor(
     conn: Deno.Conn,
@@ -197,6 +201,11 @@ class H1Connection implements ServedConnection {
   async #loop(): Promise<void> {
     const limits = this.#server.limits;
     while (!this.#isClosed) {
+      // A read started while a response streamed (`#watchPeer`) writes
+      // into the buffer: it must settle before the buffer is touched.
+      if (this.#pendingRead !== undefined) {
+        if ((await this.#pendingRead) === null) return;
+      }
       let head: RequestHead | null;
       try {
         head = this.#parser.parse(this.#buf, this.#start, this.#end);
@@ -283,6 +292,7 @@ class H1Connection implements ServedConnection {
     const server = this.#server;
     const hasBody = head.chunked || head.contentLength > 0;
     const reader = hasBody ? new H1BodyReader(this, head) : null;
+    this.#reader = reader;
     if (hasBody) this.#bodyDeadline = Date.now() + server.limits.bodyTimeoutMs;
     const req = createRequest({
       method: head.method,
@@ -398,6 +408,7 @@ class H1Connection implements ServedConnection {
   async #streamBody(body: Body, chunked: boolean): Promise<boolean> {
     let sent = 0;
     const expected = body.contentLength;
+    this.#watchPeer(body);
     try {
       for await (const chunk of body.chunks()) {
         if (chunk.byteLength === 0) continue;
@@ -426,11 +437,41 @@ class H1Connection implements ServedConnection {
       await body.cancel();
       return false;
     }
+    if (this.#peerGone) return false;
     if (chunked) {
       this.#append("0\r\n\r\n");
       await this.#flush();
     }
     return true;
+  }
+
+  /**
+   * While a streamed response is sent, watches the socket with one read: a
+   * peer that closes or resets the connection cancels the body, so a source
+   * that stops yielding is not left pending (nginx likewise ends a request
+   * whose client went away). Bytes that arrive instead, a pipelined
+   * request, stay in the buffer for the loop. Only once the request body is
+   * done with: until then the socket's bytes are the handler's.
+   */
+  #watchPeer(body: Body): void {
+    if (
+      this.#pendingRead !== undefined || this.#end === this.#buf.length ||
+      (this.#reader !== null && !this.#reader.done)
+    ) return;
+    const read = this.#conn.read(this.#buf.subarray(this.#end)).then(
+      (n) => n,
+      () => null,
+    ).then((n) => {
+      this.#pendingRead = undefined;
+      if (n === null) {
+        this.#peerGone = true;
+        void body.cancel();
+      } else {
+        this.#end += n;
+      }
+      return n;
+    });
+    this.#pendingRead = read;
   }
 
   async #sendError(status: number): Promise<void> {
@@ -654,6 +695,11 @@ class H1BodyReader implements BodyReader {
 
   cancel(): void {
     this.#cancelled = true;
+  }
+
+  /** Whether the handler can read no more: the body ended or was given up. */
+  get done(): boolean {
+    return this.finished || this.#cancelled;
   }
 
   /** Skips what is left of a small body; false when the connection must close. */
