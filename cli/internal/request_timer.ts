@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Filter, type Request, type Response } from "@org/httpd";
+import { Filter, type Request } from "@org/httpd";
 import {
   Metadata,
   type MetricRegistry,
