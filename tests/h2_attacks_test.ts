@@ -24,7 +24,6 @@ import {
   requestFields,
   rstStream,
   settings,
-  settingsAck,
   T,
   windowUpdate,
 } from "./support/h2_frames.ts";
