@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { TrustProxy } from "@org/httpd";
 import type { LogLevel } from "./internal/log_level.ts";
 import { parseServeArgs } from "./internal/args.ts";
 import type { EnvReader } from "./internal/merge.ts";
@@ -75,7 +74,7 @@ export interface ServeConfig {
    * their IP addresses and CIDR ranges. Absent: the first `X-Forwarded-For`
    * hop, as sent.
    */
-  trustProxy?: TrustProxy;
+  trustProxy?: number | readonly string[];
   /**
    * The path of the metrics endpoint (`--metrics[=PATH]`, default
    * `/metrics`); absent when metrics are off.

@@ -34,7 +34,7 @@ export interface ServerLimits {
    * a read past it fails with a 408 for the handler to answer, and the
    * HTTP/1.1 connection closes after the response (an HTTP/2 stream ends).
    * With `headerTimeoutMs` per read, it sets a minimum rate: a body trickled
-   * a byte at a time cannot hold a request open for long.
+   * a byte at a time cannot hold a request open for long. Default 60 s.
    */
   bodyTimeoutMs: number;
   /** Idle time allowed between requests on a kept-alive connection. */
@@ -44,7 +44,7 @@ export interface ServerLimits {
   /**
    * Client connections open at once (handshakes included); a connection
    * accepted beyond it is closed at once, never queued, and counted in
-   * `Server.rejectedConnections`.
+   * `Server.rejectedConnections`. Default 10,000.
    */
   maxConnections: number;
   /** HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 section 6.5.2). */
@@ -62,18 +62,18 @@ export interface ServerLimits {
   /**
    * HTTP/2 streams one connection may reset, or make us reset, within 10 s
    * before it is ended with GOAWAY ENHANCE_YOUR_CALM (rapid reset,
-   * CVE-2023-44487).
+   * CVE-2023-44487). Default 200.
    */
   h2MaxResetsPerWindow: number;
   /**
    * HTTP/2 CONTINUATION frames one header block may use; beyond: GOAWAY
-   * ENHANCE_YOUR_CALM (the CONTINUATION flood).
+   * ENHANCE_YOUR_CALM (the CONTINUATION flood). Default 32.
    */
   h2MaxContinuationFrames: number;
   /**
    * HTTP/2 control frames (SETTINGS and PING acknowledgements, RST_STREAM)
    * queued and not yet written; beyond: GOAWAY ENHANCE_YOUR_CALM (a peer
-   * that sends them without reading the answers).
+   * that sends them without reading the answers). Default 1000.
    */
   h2MaxQueuedControlFrames: number;
   /**
@@ -82,7 +82,8 @@ export interface ServerLimits {
    * increment or for a closed stream, RST_STREAM for a closed stream,
    * unknown frame types, SETTINGS after the first, and PING not preceded by
    * response traffic. Beyond: GOAWAY ENHANCE_YOUR_CALM
-   * (CVE-2019-9512/9513/9518 class).
+   * (CVE-2019-9512/9513/9518 class). Default 1000: browsers send a handful
+   * per page, floods millions per second.
    */
   h2MaxNoopFramesPerWindow: number;
 }
