@@ -216,3 +216,30 @@ Deno.test("errors get the router's filter headers, the final status in the acces
   assert.equal(server.errors.length, 1);
   assert.equal((server.errors[0] as Error).message, "boom");
 });
+
+Deno.test("after a streamed response the connection serves the next request and still times out when idle", async () => {
+  await using server = await serve(
+    (req) =>
+      req.path === "/stream"
+        ? new Response(ReadableStream.from([encoder.encode("abc")]))
+        : Response.text("plain"),
+    { keepAliveTimeoutMs: 300 },
+  );
+  const conn = await connect(server.port);
+  await conn.write(encoder.encode("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const [streamed] = await readResponses(conn, 1);
+  assert.equal(streamed!.body, "abc");
+  await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const [plain] = await readResponses(conn, 1);
+  assert.equal(plain!.body, "plain");
+  // Pipelined behind a streamed response.
+  await conn.write(encoder.encode(
+    "GET /stream HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+  ));
+  const both = await readResponses(conn, 2);
+  assert.deepEqual(both.map((r) => r.body), ["abc", "plain"]);
+  await conn.write(encoder.encode("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"));
+  await readResponses(conn, 1);
+  const { closed } = await readAll(conn, 3000);
+  assert.equal(closed, true, "closed after the keep-alive timeout");
+});

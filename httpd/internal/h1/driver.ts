@@ -201,11 +201,6 @@ class H1Connection implements ServedConnection {
   async #loop(): Promise<void> {
     const limits = this.#server.limits;
     while (!this.#isClosed) {
-      // A read started while a response streamed (`#watchPeer`) writes
-      // into the buffer: it must settle before the buffer is touched.
-      if (this.#pendingRead !== undefined) {
-        if ((await this.#pendingRead) === null) return;
-      }
       let head: RequestHead | null;
       try {
         head = this.#parser.parse(this.#buf, this.#start, this.#end);
@@ -229,9 +224,12 @@ class H1Connection implements ServedConnection {
             this.#out = connectionBuffers.acquire();
           }
         }
+        // A read started while a response streamed (`#watchPeer`) is still
+        // filling the buffer after `#end`: it becomes this read.
+        const watching = this.#pendingRead;
         if (this.#start === this.#end) {
           if (this.#stopping) return;
-          this.#start = this.#end = 0;
+          if (watching === undefined) this.#start = this.#end = 0;
           this.#phase = IDLE;
           this.deadline = Date.now() +
             (this.#served === 0
@@ -240,6 +238,11 @@ class H1Connection implements ServedConnection {
         } else if (this.#phase !== HEAD) {
           this.#phase = HEAD;
           this.deadline = Date.now() + limits.headerTimeoutMs;
+        }
+        if (watching !== undefined) {
+          // `#watchPeer` counts the bytes itself.
+          if ((await watching) === null) return;
+          continue;
         }
         if (this.#end === this.#buf.length) this.#makeRoom();
         // Inlined #fill(): the one read per request on the hot path.
