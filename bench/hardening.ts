@@ -16,7 +16,9 @@
  * Run: `deno run -A --config bench/deno.json bench/hardening.ts`. Flags:
  * `--httpd PATH` measures another checkout's `httpd/mod.ts` (for a
  * before/after comparison), `--part trickle|floods`, `--flood-seconds N`
- * (default 5: the longest a flood runs when nothing cuts it). The server is
+ * (default 5: the longest a flood runs when nothing cuts it), `--limits
+ * JSON` changes the server's limits (such as
+ * `'{"h2MaxNoopFramesPerWindow":1e12}'` to see a flood uncut). The server is
  * pinned to core 0 where `taskset` exists. Numbers on a shared machine are
  * indicative only.
  *
@@ -47,6 +49,7 @@ const { values } = parseArgs({
     part: { type: "string" },
     "flood-seconds": { type: "string", default: "5" },
     bytes: { type: "string", default: "8000" },
+    limits: { type: "string", default: "{}" },
   },
 });
 const root = new URL("..", import.meta.url).pathname;
@@ -69,6 +72,7 @@ async function start(): Promise<Started> {
     "bench/servers/hardening_target.ts",
     httpd,
     "0",
+    values.limits,
   ], { cwd: root });
 }
 

@@ -9,6 +9,7 @@ const { fetchHandler, Response, Server } = (await import(
   mod.includes("://") ? mod : new URL(mod, `file://${Deno.cwd()}/`).href
 )) as typeof Httpd;
 const port = Number(Deno.args[1] ?? 0);
+const limits = JSON.parse(Deno.args[2] ?? "{}");
 
 const length = (n: number) => Response.text(String(n));
 const fetchApp = fetchHandler(async (req) =>
@@ -18,6 +19,7 @@ const fetchApp = fetchHandler(async (req) =>
 const server = new Server({
   port,
   bindAddress: "127.0.0.1",
+  limits,
   handler: async (req) => {
     switch (req.path) {
       case "/bytes":
