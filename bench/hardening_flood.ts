@@ -1,13 +1,15 @@
 /**
- * Worker of `bench/hardening.ts`: opens HTTP/2 (h2c) connections and loops
- * one kind of frame that costs the server work but produces nothing, until
- * the server ends the connection or the time is up. It runs in its own
- * thread so that the latency probe in the main thread is not slowed by the
- * flood's own work.
+ * The flooding client of `bench/hardening.ts`: opens HTTP/2 (h2c)
+ * connections and loops one kind of frame that costs the server work but
+ * produces nothing, until the server ends the connection or the time is up.
+ * It runs as its own process, at low priority, so that the latency probe
+ * measures the server rather than a client short of CPU.
+ *
+ * Run: `deno run -A bench/hardening_flood.ts PORT KIND CONNECTIONS SECONDS`;
+ * prints one JSON array of {@linkcode FloodOutcome}.
  *
  * @module
  */
-/// <reference lib="deno.worker" />
 import {
   block,
   data,
@@ -36,7 +38,7 @@ export const FLOODS = [
 /** One flood's name. */
 export type FloodKind = typeof FLOODS[number];
 
-/** What the main thread asks for. */
+/** What to flood. */
 export interface FloodJob {
   port: number;
   kind: FloodKind;
@@ -170,10 +172,16 @@ async function floodOne(job: FloodJob): Promise<FloodOutcome> {
   };
 }
 
-self.onmessage = async (event: MessageEvent<FloodJob>) => {
-  const job = event.data;
+if (import.meta.main) {
+  const [port, kind, connections, seconds] = Deno.args;
+  const job: FloodJob = {
+    port: Number(port),
+    kind: kind as FloodKind,
+    connections: Number(connections),
+    seconds: Number(seconds),
+  };
   const outcomes = await Promise.all(
     Array.from({ length: job.connections }, () => floodOne(job)),
   );
-  self.postMessage(outcomes);
-};
+  console.log(JSON.stringify(outcomes));
+}

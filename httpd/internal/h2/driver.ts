@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import type { Body } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
@@ -53,19 +54,21 @@ const MAX_TICK_MS = 1000;
 const HANDLER_FACTOR = 2;
 
 /**
- * Processing time after which a connection whose reads keep finding data
- * yields the event loop a turn: short enough that other clients are served
- * within milliseconds, long enough that a busy connection rarely pays it.
+ * Processing time after which a connection whose reads keep finding the
+ * socket full yields the event loop a turn: short enough that other clients
+ * are served within milliseconds, long enough that the turn costs a busy
+ * upload nothing measurable.
  */
 const BUSY_SLICE_MS = 2;
-/** A read that took longer than this waited, so other work ran meanwhile. */
-const WAITED_MS = 0.5;
 
 const EMPTY = new Uint8Array(0);
 
-/** Resolves in a later turn of the event loop, after timers and I/O. */
+/**
+ * Resolves in a later turn of the event loop, after pending I/O: an
+ * immediate, not a timer, which would add a millisecond or more.
+ */
 function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function clamp(value: number, min: number, max: number): number {
@@ -253,24 +256,22 @@ class H2Driver implements H2ConnectionEvents {
   async #readLoop(): Promise<void> {
     const buf = new Uint8Array(READ_BUFFER_SIZE);
     const h2 = this.#h2;
-    let busySince = performance.now();
+    // Time spent on reads that found the socket full: the peer is ahead of
+    // us. Past BUSY_SLICE_MS of it, the event loop gets a turn, so other
+    // connections, timers and accepts are served while one peer floods.
+    let busy = 0;
     try {
       while (!this.#closed && !h2.finished) {
-        const asked = performance.now();
         const n = await this.#socket.read(buf);
         if (n === null) break;
-        const now = performance.now();
-        // A read that had to wait let everything else run; reads that find
-        // data at once do not, so a peer that keeps the socket full would
-        // hold the thread: after BUSY_SLICE_MS of such reads, give the
-        // event loop a turn (other connections, timers, accepts).
-        if (now - asked > WAITED_MS) busySince = now;
-        else if (now - busySince > BUSY_SLICE_MS) {
-          await yieldTurn();
-          busySince = performance.now();
-        }
+        const start = performance.now();
         h2.receive(buf.subarray(0, n), Date.now());
         this.#flush();
+        if (n < buf.length >> 1) busy = 0;
+        else if ((busy += performance.now() - start) > BUSY_SLICE_MS) {
+          busy = 0;
+          await yieldTurn();
+        }
       }
     } catch {
       // Reset by the peer or closed by us.
