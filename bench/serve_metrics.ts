@@ -24,11 +24,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { type Handler, Request, staticFiles } from "@org/httpd";
 import { MetricRegistries } from "@org/metrics";
-import {
-  REQUESTS_SCOPE,
-  requestTimer,
-  requestTimerClock,
-} from "../cli/internal/request_timer.ts";
+import { requestMetrics, requestMetricsClock } from "../cli/request_metrics.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -166,12 +162,13 @@ const site = await Deno.makeTempDir({ prefix: "bench_serve_metrics_" });
 await Deno.writeTextFile(`${site}/page.html`, PAGE);
 {
   const files = staticFiles({ roots: [site] });
-  const registries = new MetricRegistries({ clock: requestTimerClock });
+  const registries = new MetricRegistries({ clock: requestMetricsClock });
   const cost = await handlerCost({
     files,
-    timed: requestTimer(registries.get(REQUESTS_SCOPE), "/metrics").apply(
-      files,
-    ),
+    timed: requestMetrics(registries, {
+      metricsPath: "/metrics",
+      defaultUri: "static",
+    }).apply(files),
   });
   say(
     `handler only: files ${

@@ -22,7 +22,10 @@
  * settings come from the environment (`MP_METRICS_TAGS`,
  * `MP_METRICS_APPNAME`, ...) over a `microprofile-config.properties` file
  * beside the `--config` file (or in the working directory without one), as
- * `@org/metrics` reads them. Prometheus' scrapes get OpenMetrics 1.0.
+ * `@org/metrics` reads them. Prometheus' scrapes get OpenMetrics 1.0. The
+ * request timer is published for other servers as
+ * `@org/httpd-cli/request-metrics`: a filter for `@org/httpd` and a wrapper
+ * for `Deno.serve` fetch functions.
  *
  * `--workers N` needs Deno's `--unstable-net` (for `SO_REUSEPORT`); the
  * launcher adds it by running itself again when it is missing. A compiled

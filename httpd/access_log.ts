@@ -41,6 +41,11 @@ export interface AccessLogOptions {
    * trusted proxy.
    */
   trustProxy?: TrustProxy;
+  /**
+   * Append the identifier `Filter.requestId` assigned (`-` when none) as a
+   * last field. Default `false`.
+   */
+  requestId?: boolean;
 }
 
 /** The fields of one access-log line. */
@@ -63,6 +68,11 @@ export interface AccessLogEntry {
   size: number | undefined;
   /** How long the handler took, in milliseconds. */
   durationMs: number;
+  /**
+   * The request identifier, printed as a last field when present (`null`
+   * prints `-`); absent, the line has no such field.
+   */
+  requestId?: string | null;
 }
 
 const MONTHS = [
@@ -93,7 +103,8 @@ let cachedStamp = "";
  *
  * `<client_ip> - <user> [dd/MMM/yyyy:HH:mm:ss +0000] "<method> <target> <protocol>" <status> <size> <duration>ms`
  *
- * Time is UTC. Unknown fields are `-`; `size` is `-` for a stream of unknown
+ * followed by ` <request_id>` when the entry has a `requestId`. Time is
+ * UTC. Unknown fields are `-`; `size` is `-` for a stream of unknown
  * length. The duration is written in milliseconds with three decimals
  * (microsecond resolution). In every
  * field taken from the request, `"` becomes `\"`, `\` becomes `\\` and
@@ -126,11 +137,15 @@ export function formatAccessLogLine(entry: AccessLogEntry): string {
   const ip = entry.clientIp ? escapeField(entry.clientIp) : "-";
   const user = entry.user ? escapeField(entry.user) : "-";
   const size = entry.size === undefined ? "-" : String(entry.size);
-  return `${ip} - ${user} [${timestamp(entry.time)}] "${
+  const line = `${ip} - ${user} [${timestamp(entry.time)}] "${
     escapeField(entry.method)
   } ${escapeField(entry.target)} ${
     escapeField(entry.protocol)
   }" ${entry.status} ${size} ${entry.durationMs.toFixed(3)}ms`;
+  const id = entry.requestId;
+  if (id === undefined) return line;
+  // One field: a space would split it, so it is escaped like a control.
+  return `${line} ${id ? escapeField(id).replaceAll(" ", "\\x20") : "-"}`;
 }
 
 /**

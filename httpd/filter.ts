@@ -1,6 +1,7 @@
 /**
  * Filters: functions that wrap a {@linkcode Handler} to act before and after
- * it, and the built-in ones (headers, gzip, access log).
+ * it, and the built-in ones (headers, CORS, compression, request ids,
+ * access log).
  *
  * @module
  */
@@ -8,9 +9,18 @@ import type { Handler } from "./handler.ts";
 import type { Request } from "./request.ts";
 import type { Response } from "./response.ts";
 import type { AccessLogOptions, AccessLogSink } from "./access_log.ts";
+import { DEFAULT_COMPRESS_THRESHOLD } from "./compress.ts";
+import type { CompressOptions } from "./compress.ts";
+import type { CorsOptions } from "./cors.ts";
+import type { RequestIdOptions } from "./request_id.ts";
 import { guard } from "./internal/error_response.ts";
 import { accessLogFilter } from "./internal/filters/access_log.ts";
-import { DEFAULT_GZIP_THRESHOLD, gzipFilter } from "./internal/filters/gzip.ts";
+import {
+  compressFilter,
+  resolveCompressOptions,
+} from "./internal/filters/compress.ts";
+import { corsFilter } from "./internal/filters/cors.ts";
+import { requestIdFilter } from "./internal/filters/request_id.ts";
 
 /**
  * A filter as a plain function: receives the next handler, returns a
@@ -355,24 +365,56 @@ export class Filter {
   }
 
   /**
-   * Compresses responses with gzip when the client accepts it (through
-   * {@linkcode AcceptEncoding}, so q-values, `*` and `identity;q=0` count).
+   * Compresses responses on the fly with the best coding the client accepts
+   * (zstd, brotli or gzip), negotiated by q-value through
+   * {@linkcode AcceptEncoding} (so `*`, `x-gzip` and `identity;q=0` count);
+   * among codings of equal weight, the order of `encodings` decides.
    *
    * Only compressible media types are compressed (`text/*` except
    * `text/event-stream`, JSON, JavaScript, XML, SVG, WebAssembly, `+json`,
    * `+xml`, uncompressed fonts and icons), and only bodies of at least
    * `threshold` bytes; a stream of unknown length is always compressed.
-   * Never compressed: HEAD, 204, 206, 304, responses that carry
-   * `Content-Encoding` or `Cache-Control: no-transform`. A response that
-   * could have been compressed gets `Vary: Accept-Encoding`; a compressed one
-   * loses `Content-Length` and `Accept-Ranges` and has its strong ETag
-   * weakened. In-memory bodies up to 64 KiB are compressed in one call;
-   * larger and streamed bodies are compressed as they are sent, never
-   * buffered whole.
+   * Never compressed: HEAD, 1xx, 204, 206, 304, responses that already carry
+   * `Content-Encoding` (precompressed files) or `Cache-Control:
+   * no-transform`. A response that could have been compressed gets
+   * `Vary: Accept-Encoding`; a compressed one loses `Content-Length` and
+   * `Accept-Ranges` and has its strong ETag weakened. In-memory bodies up to
+   * 64 KiB are compressed in one call; larger and streamed bodies (files
+   * included) are compressed as they are sent, never buffered whole, and
+   * each chunk a stream yields is flushed to the client at once.
    *
-   * @param threshold The smallest body to compress, in bytes. Default 1024:
-   * below about 1 KiB the gzip header and lost sendfile cost more than the
-   * bytes saved.
+   * @param options The threshold and the codings to offer.
+   * @returns The filter.
+   * @throws {RangeError} When the threshold is negative or not an integer.
+   * @throws {TypeError} On an unknown or repeated coding, or zstd on a
+   * runtime without it.
+   *
+   * @example Compress JSON for a client that prefers brotli
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   * import { brotliDecompressSync } from "node:zlib";
+   *
+   * const data = { items: Array.from({ length: 200 }, (_, i) => ({ id: i })) };
+   * const handler = Filter.compress().apply(() => Response.json(data));
+   * const req = new Request("/", { headers: { "accept-encoding": "gzip;q=0.8, br" } });
+   * const res = await handler(req);
+   * assert.equal(res.headers.get("content-encoding"), "br");
+   * assert.equal(res.headers.get("vary"), "Accept-Encoding");
+   * const text = brotliDecompressSync(await res.body.bytes()).toString();
+   * assert.deepEqual(JSON.parse(text), data);
+   * ```
+   */
+  static compress(options: CompressOptions = {}): Filter {
+    return new Filter(compressFilter(resolveCompressOptions(options)));
+  }
+
+  /**
+   * Compresses responses with gzip only: `Filter.compress({ threshold,
+   * encodings: ["gzip"] })`, with every rule of {@linkcode Filter.compress}.
+   *
+   * @param threshold The smallest body to compress, in bytes. Default
+   * {@linkcode DEFAULT_COMPRESS_THRESHOLD} (1024).
    * @returns The filter.
    * @throws {RangeError} When the threshold is negative or not an integer.
    *
@@ -390,13 +432,108 @@ export class Filter {
    * assert.deepEqual(JSON.parse(gunzipSync(await res.body.bytes()).toString()), data);
    * ```
    */
-  static gzip(threshold: number = DEFAULT_GZIP_THRESHOLD): Filter {
-    if (!Number.isSafeInteger(threshold) || threshold < 0) {
-      throw new RangeError(
-        `Cannot create gzip filter: threshold "${threshold}" is not a non-negative integer`,
-      );
-    }
-    return new Filter(gzipFilter(threshold));
+  static gzip(threshold: number = DEFAULT_COMPRESS_THRESHOLD): Filter {
+    return Filter.compress({ threshold, encodings: ["gzip"] });
+  }
+
+  /**
+   * Lets web pages of other origins call the application, following the
+   * Fetch standard's CORS protocol:
+   *
+   * - A preflight (`OPTIONS` with `Origin` and
+   *   `Access-Control-Request-Method`) is answered here with 204, whatever
+   *   the routes (none needs an OPTIONS route): `Access-Control-Allow-Origin`,
+   *   `-Methods`, `-Headers` (the configured list, or the requested one
+   *   echoed), `-Credentials` and `-Max-Age` as configured. A preflight from
+   *   an origin that is not allowed gets the 204 without them, which the
+   *   browser reads as a refusal.
+   * - Every other response, error responses included (a thrown
+   *   {@linkcode HttpError} is turned into its response here), gets
+   *   `Access-Control-Allow-Origin` (the request's origin, or `*` with
+   *   `origin: "*"`), `-Credentials` and `-Expose-Headers` when the origin
+   *   is allowed, unless the handler set `Access-Control-Allow-Origin`
+   *   itself. Any other thrown value goes on to the server, which answers
+   *   500.
+   * - Unless `origin` is `"*"`, every response, preflight or not, gets
+   *   `Vary: Origin`, so a cache never serves one origin's answer to
+   *   another.
+   * - Never `*` with credentials: that combination is refused when the
+   *   filter is created.
+   *
+   * Apply it on the router (`Router.filter`) or around the server's
+   * handler, outside any filter that may refuse a request (authentication):
+   * a preflight carries no credentials. On a route group it cannot answer
+   * preflights for paths without an OPTIONS route, which the router answers
+   * before group filters run.
+   *
+   * @param options The allowed origins and what preflights allow.
+   * @returns The filter.
+   * @throws {TypeError} On a malformed origin (such as one with a path), a
+   * field name that is not a token, or `*` with credentials.
+   * @throws {RangeError} When `maxAge` is not a non-negative integer.
+   *
+   * @example Allow one web application, with cookies
+   * ```ts
+   * import { Filter, Request, Response, Router } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const app = Router.builder()
+   *   .filter(Filter.cors({ origin: "https://app.example", credentials: true }))
+   *   .put("/items/:id", () => Response.json({ ok: true }))
+   *   .build();
+   * const preflight = await app(new Request("/items/7", {
+   *   method: "OPTIONS",
+   *   headers: {
+   *     origin: "https://app.example",
+   *     "access-control-request-method": "PUT",
+   *     "access-control-request-headers": "content-type",
+   *   },
+   * }));
+   * assert.equal(preflight.status, 204);
+   * assert.equal(preflight.headers.get("access-control-allow-origin"), "https://app.example");
+   * assert.equal(preflight.headers.get("access-control-allow-credentials"), "true");
+   * assert.equal(preflight.headers.get("access-control-allow-headers"), "content-type");
+   * const put = await app(new Request("/items/7", {
+   *   method: "PUT",
+   *   headers: { origin: "https://evil.example" },
+   * }));
+   * assert.equal(put.headers.has("access-control-allow-origin"), false);
+   * assert.equal(put.headers.get("vary"), "Origin");
+   * ```
+   */
+  static cors(options: CorsOptions = {}): Filter {
+    return new Filter(corsFilter(options));
+  }
+
+  /**
+   * Gives every request an identifier: the one the client or a proxy sent
+   * in `X-Request-Id` (or `options.header`) when it is valid, 1 to 200
+   * letters, digits or `- _ . : + / =`; else a new one (a random UUID by
+   * default). The identifier is set on the request (the field, so mounted
+   * applications see it too, and the attribute {@linkcode requestIdOf}
+   * reads) and on the response, error responses included, unless the
+   * handler set the field itself. `Filter.accessLog(sink, { requestId:
+   * true })` prints it.
+   *
+   * @param options The field and the generator.
+   * @returns The filter.
+   * @throws {TypeError} When the field name is not a token or `generate` is
+   * not a function.
+   *
+   * @example Keep a valid incoming id, replace a hostile one
+   * ```ts
+   * import { Filter, Request, requestIdOf, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const handler = Filter.requestId().apply((req) => Response.text(requestIdOf(req)!));
+   * const kept = await handler(new Request("/", { headers: { "x-request-id": "7f3c-01" } }));
+   * assert.equal(kept.headers.get("x-request-id"), "7f3c-01");
+   * const made = await handler(new Request("/", { headers: { "x-request-id": "a b\"c" } }));
+   * assert.match(made.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
+   * ```
+   */
+  static requestId(options: RequestIdOptions = {}): Filter {
+    return new Filter(requestIdFilter(options));
   }
 
   /**

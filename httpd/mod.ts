@@ -1,8 +1,8 @@
 /**
  * An embeddable HTTP/1.1 and HTTP/2 server for Deno with its own codecs,
  * over raw `Deno.listen` / `Deno.listenTls` connections: a router with
- * filters, static files with precompressed sidecars, build identification
- * headers and an access log.
+ * filters (CORS, compression, request ids), static files with precompressed
+ * sidecars, build identification headers and an access log.
  *
  * @example Serve "Hello, World!"
  * ```ts
@@ -40,6 +40,13 @@ export {
   type FileBodyOptions,
 } from "./body.ts";
 export { BuildInfo, type BuildInfoFields } from "./build_info.ts";
+export {
+  type CompressionEncoding,
+  type CompressOptions,
+  DEFAULT_COMPRESS_THRESHOLD,
+  DEFAULT_COMPRESSION_ENCODINGS,
+} from "./compress.ts";
+export type { CorsOptions, CorsOrigin } from "./cors.ts";
 export { HttpError, type HttpErrorOptions } from "./errors.ts";
 export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
 export {
@@ -61,11 +68,17 @@ export {
 } from "./request.ts";
 export { RequestContext } from "./request_context.ts";
 export {
+  DEFAULT_REQUEST_ID_HEADER,
+  REQUEST_ID_ATTRIBUTE,
+  requestIdOf,
+  type RequestIdOptions,
+} from "./request_id.ts";
+export {
   Response,
   type ResponseBodyInit,
   type ResponseInit,
 } from "./response.ts";
-export { RouteGroup, Router } from "./router.ts";
+export { type MountOptions, RouteGroup, Router } from "./router.ts";
 export {
   Server,
   ServerBuilder,
@@ -86,7 +99,6 @@ export {
   buildStaticIndex,
   type BuildStaticIndexOptions,
   type BuildStaticIndexResult,
-  DEFAULT_COMPRESS_THRESHOLD,
   INDEX_FILE_NAME,
   type SidecarCoding,
   type StaticIndex,

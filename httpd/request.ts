@@ -68,6 +68,7 @@ let assignMatch: (
   params: Record<string, string>,
   route: string,
 ) => void;
+let derive: (req: Request, target: string, basePath: string) => Request;
 let reporterOf: (req: Request) => FailureReporter | undefined;
 let assignReporter: (req: Request, reporter: FailureReporter) => void;
 
@@ -121,6 +122,7 @@ export class Request {
   #params: Record<string, string> | undefined;
   #route: string | undefined;
   #attributes: Map<string, unknown> | undefined;
+  #basePath: string | undefined;
   #reporter: FailureReporter | undefined;
 
   static {
@@ -135,6 +137,27 @@ export class Request {
     reporterOf = (req) => req.#reporter;
     assignReporter = (req, reporter) => {
       req.#reporter = reporter;
+    };
+    derive = (req, target, basePath) => {
+      const sub = fromFields({
+        method: req.method,
+        target,
+        protocol: req.protocol,
+        headers: req.#headers,
+        remoteAddress: req.remoteAddress,
+        secure: req.secure,
+        body: req.#reader,
+        bodyLimit: req.bodyLimit,
+      });
+      sub.#used = req.#used;
+      sub.#stream = req.#stream;
+      sub.#params = req.#params;
+      sub.#route = req.#route;
+      sub.#attributes = req.attributes;
+      sub.#basePath = basePath;
+      // Failures of the mounted handler are reported where the outer ones are.
+      sub.#reporter = req.#reporter;
+      return sub;
     };
   }
 
@@ -247,6 +270,15 @@ export class Request {
   /** The route pattern that matched, such as `/users/:id`, when routed. */
   get route(): string | undefined {
     return this.#route;
+  }
+
+  /**
+   * The part of the path a router mount with `stripPrefix` removed, as sent
+   * (such as `/static`); `""` when none was. `basePath + path` is the path
+   * the client asked for, so a handler builds links and redirects with it.
+   */
+  get basePath(): string {
+    return this.#basePath ?? "";
   }
 
   /** Per-request attributes that filters and handlers share. */
@@ -449,6 +481,24 @@ function readerOf(
  */
 export function createRequest(fields: RequestFields): Request {
   return fromFields(fields);
+}
+
+/**
+ * Derives the request a mounted handler sees: the same method, headers,
+ * body, attributes and route match, with another target and base path.
+ * Internal to the package: the router's prefix-stripping mounts use it.
+ *
+ * @param req The request as routed.
+ * @param target The target without the prefix, such as `/app.css?v=2`.
+ * @param basePath Everything stripped so far, such as `/static`.
+ * @returns The derived request.
+ */
+export function mountedRequest(
+  req: Request,
+  target: string,
+  basePath: string,
+): Request {
+  return derive(req, target, basePath);
 }
 
 /**

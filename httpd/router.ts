@@ -14,15 +14,45 @@ import {
   MalformedPathError,
   parsePattern,
 } from "./internal/router/path.ts";
+import { stripPrefix } from "./internal/router/strip_prefix.ts";
 import { RouteTable } from "./internal/router/table.ts";
 
 /** The table key of mounted handlers, which answer every method. */
 const ANY = "*";
 const MALFORMED_PATH = "Bad Request: malformed percent-encoding in path";
 
+/**
+ * Options of {@linkcode RouteGroup.mount}.
+ *
+ * @example Mount static files under a prefix
+ * ```ts
+ * import { type MountOptions, Request, Response, Router } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const options: MountOptions = { stripPrefix: true };
+ * const handler = Router.builder()
+ *   .mount("/static", (req) => Response.text(`${req.basePath} ${req.path}`), options)
+ *   .build();
+ * const res = await handler(new Request("/static/css/site.css"));
+ * assert.equal(new TextDecoder().decode(await res.body.bytes()), "/static /css/site.css");
+ * ```
+ */
+export interface MountOptions {
+  /**
+   * Hand the handler a request whose path lacks the prefix (`/static/a.css`
+   * arrives as `/a.css`, with `basePath` `/static`), as Express's
+   * `app.use(prefix, ...)`, Hono's `app.mount` and Go's `StripPrefix` do.
+   * The prefix itself without a trailing slash (`/static`) is redirected to
+   * the slash form (`/static/`), as nginx and Go's `ServeMux` do: 301 for
+   * GET and HEAD, 308 for other methods. Default `false`: the handler sees
+   * the full path.
+   */
+  stripPrefix?: boolean;
+}
+
 type Entry =
   | { kind: "route"; method: string; path: string; handler: Handler }
-  | { kind: "mount"; prefix: string; handler: Handler }
+  | { kind: "mount"; prefix: string; handler: Handler; strip: boolean }
   | { kind: "group"; prefix: string; group: RouteGroup };
 
 let entriesOf: (group: RouteGroup) => readonly Entry[];
@@ -33,10 +63,22 @@ let filtersOf: (group: RouteGroup) => readonly (Filter | FilterFunction)[];
  * the root group; {@linkcode RouteGroup.group} creates nested ones. Every
  * method returns the group, for chaining.
  *
- * Patterns: static segments, `:name` parameters (a whole, non-empty
- * segment) and a final `*` wildcard that takes the rest of the path (maybe
- * empty; read it as `pathParam("*")`). Patterns may be written
- * percent-encoded or not; static segments are compared decoded.
+ * Patterns, as in find-my-way and Hono:
+ *
+ * - static segments, compared decoded (`/caf%C3%A9` is `/café`);
+ * - `:name` parameters, each a whole non-empty segment;
+ * - a regular-expression constraint on a parameter's decoded value, which
+ *   must match it whole: `/users/:id{[0-9]+}`;
+ * - several parameters in one segment, split by the text between them,
+ *   each taking the shortest text up to it: `/flights/:from-:to`,
+ *   `/files/:name.:ext` (`archive.tar.gz` gives `archive` and `tar.gz`);
+ * - an optional last parameter, `/docs/:page?`, which also matches `/docs`;
+ * - a final `*` wildcard that takes the rest of the path (maybe empty; read
+ *   it as `pathParam("*")`).
+ *
+ * `::` is a literal colon (`/models/:model::generate`); a single `:` always
+ * starts a parameter. A constraint matches within one segment, never
+ * across `/`.
  *
  * @example Routes in a group with its own filter
  * ```ts
@@ -173,17 +215,44 @@ export class RouteGroup {
 
   /**
    * Passes every request under a prefix, whatever its method, to a handler,
-   * such as a fetch-style application through `fetchHandler`. The prefix is
-   * NOT stripped: the handler sees the full path; the rest after the prefix
-   * is `pathParam("*")`. Routes win over mounts.
+   * such as a fetch-style application through `fetchHandler` or a static
+   * file handler. By default the prefix is NOT stripped: the handler sees
+   * the full path; the rest after the prefix is `pathParam("*")`. With
+   * `{ stripPrefix: true }` it sees the path below the prefix (see
+   * {@linkcode MountOptions}). Routes win over mounts.
    *
    * @param prefix The prefix, such as `/metrics`; `/` mounts everything.
    * @param handler The handler.
+   * @param options Whether to strip the prefix.
    * @returns This group.
+   *
+   * @example Static files under /static, with the directory redirects kept below it
+   * ```ts
+   * import { Request, Router, staticFiles } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * await Deno.mkdir(`${dir}/docs`);
+   * await Deno.writeTextFile(`${dir}/docs/index.html`, "<p>docs</p>");
+   * const handler = Router.builder()
+   *   .mount("/static", staticFiles({ roots: [dir] }), { stripPrefix: true })
+   *   .build();
+   * const res = await handler(new Request("/static/docs"));
+   * assert.equal(res.status, 301);
+   * assert.equal(res.headers.get("location"), "/static/docs/");
+   * assert.equal((await handler(new Request("/static/docs/"))).status, 200);
+   * await Deno.remove(dir, { recursive: true });
+   * ```
    */
-  mount(prefix: string, handler: Handler): this {
+  mount(prefix: string, handler: Handler, options?: MountOptions): this {
     checkHandler(handler, prefix);
-    this.#entries.push({ kind: "mount", prefix, handler });
+    const strip = options?.stripPrefix ?? false;
+    if (typeof strip !== "boolean") {
+      throw new TypeError(
+        `Cannot mount "${prefix}": stripPrefix is not a boolean`,
+      );
+    }
+    this.#entries.push({ kind: "mount", prefix, handler, strip });
     return this;
   }
 
@@ -346,7 +415,10 @@ function collect(
       );
     } else if (entry.kind === "mount") {
       const path = joinPaths(prefix, entry.prefix);
-      add(ANY, joinPaths(path, "/*"), composeFilters(filters, entry.handler));
+      const handler = entry.strip
+        ? stripPrefix(parsePattern(path).segments.length, entry.handler)
+        : entry.handler;
+      add(ANY, joinPaths(path, "/*"), composeFilters(filters, handler));
     } else {
       const inner = [...filters, ...filtersOf(entry.group)];
       collect(entry.group, joinPaths(prefix, entry.prefix), inner, add);

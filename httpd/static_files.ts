@@ -18,6 +18,7 @@ import {
   checkIndexFiles,
   checkNonNegative,
   checkRoot,
+  checkUrlPrefix,
   resolveStaticFileOptions,
   type RootSpec,
 } from "./internal/static/options.ts";
@@ -131,6 +132,16 @@ export interface StaticFileOptions {
   /** The function that fetches files of `http(s):` roots (for tests and
    * custom transports). Default: the global `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * The URL path the files are served under, such as `/static`: the file
+   * for `/static/css/site.css` is `css/site.css` below a root, `/static`
+   * redirects (301) to `/static/`, directory redirects keep the prefix, and
+   * a path outside it is a plain 404. Written as it appears in URLs
+   * (percent-encoded where needed). Default: none, the files are at `/`.
+   * Unneeded under `Router.mount` with `stripPrefix`, which strips the
+   * prefix before the handler sees the path.
+   */
+  urlPrefix?: string;
 }
 
 /**
@@ -163,8 +174,10 @@ export interface StaticFileOptions {
  *   never shadowed and a missing `/app.js` stays 404.
  *
  * Pass it to `Server` as the handler, or mount it on a router beside the
- * routes with `Router.mount` (the path is not stripped: the file for
- * `/assets/app.css` is `assets/app.css` below a root).
+ * routes with `Router.mount`. Under a URL prefix, either give `urlPrefix`
+ * or mount it with `{ stripPrefix: true }`; without either, the path is
+ * not stripped (the file for `/assets/app.css` is `assets/app.css` below a
+ * root). Redirects keep the prefix in both cases.
  *
  * @param options Where the files are and how to serve them.
  * @returns The handler.
@@ -443,6 +456,33 @@ export class StaticFileHandlerBuilder {
    */
   memoryLimit(bytes: number): this {
     this.#options.memoryLimit = checkNonNegative("memoryLimit", bytes);
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode StaticFileOptions.urlPrefix}. Default: none.
+   *
+   * @param prefix The URL path, such as `/static`.
+   * @returns This builder.
+   * @throws {TypeError} When it is not a URL path.
+   *
+   * @example Serve a directory under /static
+   * ```ts
+   * import { Request, StaticFileHandler } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * await Deno.writeTextFile(`${dir}/site.css`, "p{}");
+   * const handler = StaticFileHandler.builder().addPath(dir).urlPrefix("/static").build();
+   * assert.equal((await handler(new Request("/static/site.css"))).status, 200);
+   * assert.equal((await handler(new Request("/site.css"))).status, 404);
+   * const bare = await handler(new Request("/static?v=1"));
+   * assert.equal(bare.headers.get("location"), "/static/?v=1");
+   * await Deno.remove(dir, { recursive: true });
+   * ```
+   */
+  urlPrefix(prefix: string): this {
+    this.#options.urlPrefix = checkUrlPrefix(prefix);
     return this;
   }
 

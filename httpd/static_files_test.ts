@@ -117,6 +117,11 @@ Deno.test("the builder refuses a bad value at once, with the error of staticFile
       TypeError,
     ],
     [
+      () => StaticFileHandler.builder().urlPrefix("/a/../b"),
+      () => staticFiles({ roots: ["."], urlPrefix: "/a/../b" }),
+      TypeError,
+    ],
+    [
       () => StaticFileHandler.builder().addPath(""),
       () => staticFiles({ roots: [""] }),
       TypeError,

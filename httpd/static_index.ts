@@ -7,6 +7,7 @@
  */
 import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
+import { DEFAULT_COMPRESS_THRESHOLD } from "./compress.ts";
 import { MimeTypes } from "./mime_types.ts";
 import { hashEtag, sha256 } from "./internal/static/etag.ts";
 import {
@@ -28,10 +29,7 @@ export {
   type StaticIndexSidecar,
 };
 
-/** Files at most this large get no sidecar by default: below about 1 KiB,
- * compression saves less than a network packet (Hono, `serve` and Caddy
- * use the same order of magnitude). */
-export const DEFAULT_COMPRESS_THRESHOLD = 1024;
+export { DEFAULT_COMPRESS_THRESHOLD };
 
 /** The content codings the build step can produce. */
 export type SidecarCoding = "gzip" | "br";

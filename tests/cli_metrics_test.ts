@@ -439,3 +439,50 @@ Deno.test("serve --metrics exits 2 naming microprofile-config.properties when it
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("serve --metrics times a download until its last byte is sent", async () => {
+  const curl = await new Deno.Command("curl", { args: ["--version"] })
+    .output().catch(() => undefined);
+  if (!curl?.success) {
+    console.log("cli_metrics_test: curl is not installed; skipped");
+    return;
+  }
+  const root = await makeSite({});
+  // Larger than what loopback socket buffers hold, so the client's pace
+  // shows in the server's sending time.
+  const size = 24 * 1024 * 1024;
+  await Deno.writeFile(`${root}/big.bin`, new Uint8Array(size));
+  try {
+    await using cli = await launch(["--root", root, ...HOST, "--metrics"]);
+    const started = performance.now();
+    const out = await new Deno.Command("curl", {
+      args: [
+        "-s",
+        "--max-time",
+        "30",
+        "--limit-rate",
+        "24M",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{size_download}",
+        new URL("big.bin", cli.url).href,
+      ],
+      stdout: "piped",
+    }).output();
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(new TextDecoder().decode(out.stdout), String(size));
+    const scrape = parseSamples((await get(new URL("metrics", cli.url))).body);
+    const [sum] = only(scrape, "http_server_requests_seconds_sum").filter((s) =>
+      s.labels.uri === "static"
+    );
+    // The handler answers in about a millisecond; sending takes most of the
+    // download (all but what the socket buffers absorbed).
+    assert.ok(
+      sum!.value > 0.25 && sum!.value <= seconds,
+      `recorded ${sum!.value} s of a ${seconds.toFixed(2)} s download`,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

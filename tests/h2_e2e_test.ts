@@ -10,6 +10,7 @@ import { Buffer } from "node:buffer";
 import { type Handler, Response } from "@org/httpd";
 import { startServer } from "./support/server.ts";
 import { writeTestCertificate } from "./support/tls_cert.ts";
+import { hasCommand } from "./support/tools.ts";
 
 const BIG = 3 * 1024 * 1024 + 17;
 
@@ -44,22 +45,6 @@ const handler: Handler = async (req) => {
     } ${req.secure}`,
   );
 };
-
-async function hasCommand(
-  name: string,
-  args = ["--version"],
-): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(name, {
-      args,
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
 
 async function makeCert(): Promise<{ cert: string; key: string } | null> {
   const dir = await Deno.makeTempDir();

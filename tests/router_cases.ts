@@ -295,6 +295,104 @@ export const ROUTER_CASES: readonly RouterCase[] = [
     ],
   },
   {
+    name: "a constrained parameter takes only what its expression accepts",
+    routes: [
+      ["GET", "/users/:id{[0-9]+}"],
+      ["GET", "/users/:name"],
+      ["GET", "/users/me"],
+      ["GET", "/v/:n{\\d+}/x"],
+    ],
+    probes: [
+      { target: "/users/42", expect: ok("/users/:id{[0-9]+}", { id: "42" }) },
+      { target: "/users/bob", expect: ok("/users/:name", { name: "bob" }) },
+      { target: "/users/me", expect: ok("/users/me") },
+      // The expression must match the whole segment.
+      { target: "/users/42x", expect: ok("/users/:name", { name: "42x" }) },
+      // It sees the decoded value.
+      {
+        target: "/users/%34%32",
+        expect: ok("/users/:id{[0-9]+}", { id: "42" }),
+      },
+      { target: "/v/12/x", expect: ok("/v/:n{\\d+}/x", { n: "12" }) },
+      { target: "/v/1a/x", expect: { status: 404 } },
+      {
+        method: "POST",
+        target: "/v/7/x",
+        expect: { status: 405, allow: "GET, HEAD, OPTIONS" },
+      },
+    ],
+  },
+  {
+    name: "several parameters share a segment, split at the text between them",
+    routes: [
+      ["GET", "/flights/:from-:to"],
+      ["GET", "/files/:name.:ext"],
+      ["GET", "/v:major/items"],
+      ["GET", "/at/:lat,:lng{[0-9.]+}"],
+    ],
+    probes: [
+      {
+        target: "/flights/LHR-JFK",
+        expect: ok("/flights/:from-:to", { from: "LHR", to: "JFK" }),
+      },
+      {
+        target: "/flights/a-b-c",
+        expect: ok("/flights/:from-:to", { from: "a", to: "b-c" }),
+      },
+      { target: "/flights/LHR", expect: { status: 404 } },
+      { target: "/flights/-JFK", expect: { status: 404 } },
+      { target: "/flights/LHR-", expect: { status: 404 } },
+      {
+        target: "/files/archive.tar.gz",
+        expect: ok("/files/:name.:ext", { name: "archive", ext: "tar.gz" }),
+      },
+      {
+        target: "/files/a%20b.txt",
+        expect: ok("/files/:name.:ext", { name: "a b", ext: "txt" }),
+      },
+      { target: "/v2/items", expect: ok("/v:major/items", { major: "2" }) },
+      { target: "/v/items", expect: { status: 404 } },
+      {
+        target: "/at/x,1.5",
+        expect: ok("/at/:lat,:lng{[0-9.]+}", { lat: "x", lng: "1.5" }),
+      },
+      { target: "/at/x,y", expect: { status: 404 } },
+    ],
+  },
+  {
+    name: "an optional last parameter matches with and without its segment",
+    routes: [
+      ["GET", "/docs/:page?"],
+      ["GET", "/p/:n{[0-9]+}?"],
+      ["POST", "/:tab?"],
+    ],
+    probes: [
+      { target: "/docs", expect: ok("/docs/:page?") },
+      { target: "/docs/", expect: ok("/docs/:page?") },
+      { target: "/docs/intro", expect: ok("/docs/:page?", { page: "intro" }) },
+      { target: "/docs/a/b", expect: { status: 404 } },
+      { target: "/p", expect: ok("/p/:n{[0-9]+}?") },
+      { target: "/p/5", expect: ok("/p/:n{[0-9]+}?", { n: "5" }) },
+      { target: "/p/x", expect: { status: 404 } },
+      { method: "POST", target: "/", expect: ok("/:tab?") },
+      { method: "POST", target: "/t", expect: ok("/:tab?", { tab: "t" }) },
+    ],
+  },
+  {
+    name: "a doubled colon is a literal colon",
+    routes: [["POST", "/models/:model::generate"], ["GET", "/a::b"]],
+    probes: [
+      {
+        method: "POST",
+        target: "/models/gemini:generate",
+        expect: ok("/models/:model::generate", { model: "gemini" }),
+      },
+      { method: "POST", target: "/models/gemini", expect: { status: 404 } },
+      { target: "/a:b", expect: ok("/a::b") },
+      { target: "/a%3Ab", expect: ok("/a::b") },
+    ],
+  },
+  {
     name: "nothing matches: not found",
     routes: [["GET", "/a/:b"]],
     probes: [
@@ -321,6 +419,21 @@ export const ROUTER_CASES: readonly RouterCase[] = [
     name: "parameter names do not tell routes apart",
     routes: [["GET", "/users/:id"], ["GET", "/users/:name"]],
     conflict: ["/users/:id", "/users/:name"],
+  },
+  {
+    name: "mixed segments of one shape conflict whatever their names",
+    routes: [["GET", "/f/:a-:b"], ["GET", "/f/:x-:y"]],
+    conflict: ["/f/:x-:y", "/f/:a-:b"],
+  },
+  {
+    name: "the same constraint under other names conflicts",
+    routes: [["GET", "/n/:id{[0-9]+}"], ["GET", "/n/:num{[0-9]+}"]],
+    conflict: ["/n/:num{[0-9]+}", "/n/:id{[0-9]+}"],
+  },
+  {
+    name: "an optional parameter conflicts with the route without it",
+    routes: [["GET", "/docs"], ["GET", "/docs/:page?"]],
+    conflict: ["/docs/:page?", "/docs"],
   },
   {
     name: "two wildcards at one place conflict",

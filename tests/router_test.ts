@@ -282,3 +282,33 @@ Deno.test("Router, gzip and access log serve real HTTP/1.1 clients end to end", 
   assert.match(lines[1]!, /"DELETE \/users\/x HTTP\/1\.1" 405 /);
   assert.match(lines[2]!, /"GET \/users\/%zz HTTP\/1\.1" 400 /);
 });
+
+Deno.test("Router tries overlapping constraints in registration order, before a plain parameter", async () => {
+  const handler = Router.builder()
+    .get(
+      "/x/:n{[0-9]+}",
+      (req) => Response.text(`number ${req.pathParam("n")}`),
+    )
+    .get(
+      "/x/:h{[0-9a-f]+}",
+      (req) => Response.text(`hex ${req.pathParam("h")}`),
+    )
+    .get("/x/:any", (req) => Response.text(`any ${req.pathParam("any")}`))
+    .build();
+  assert.equal(await text(await handler(new Request("/x/12"))), "number 12");
+  assert.equal(await text(await handler(new Request("/x/1f"))), "hex 1f");
+  assert.equal(await text(await handler(new Request("/x/zz"))), "any zz");
+});
+
+Deno.test("Router backtracks from a constrained segment that leads nowhere", async () => {
+  const handler = Router.builder()
+    .get("/r/:id{[0-9]+}/edit", () => Response.text("edit"))
+    .get(
+      "/r/:name/view",
+      (req) => Response.text(`view ${req.pathParam("name")}`),
+    )
+    .build();
+  assert.equal(await text(await handler(new Request("/r/12/view"))), "view 12");
+  assert.equal(await text(await handler(new Request("/r/12/edit"))), "edit");
+  assert.equal((await handler(new Request("/r/ab/edit"))).status, 404);
+});

@@ -1,38 +1,9 @@
 import assert from "node:assert/strict";
 import { buildStaticIndex, StaticFileHandler } from "@org/httpd";
+import { curl, field, status } from "./support/curl.ts";
 import { startServer } from "./support/server.ts";
 
 const CSS = "main { display: grid; }\n".repeat(400);
-
-async function curl(
-  args: string[],
-): Promise<{ head: string; body: Uint8Array }> {
-  const headFile = await Deno.makeTempFile();
-  try {
-    const out = await new Deno.Command("curl", {
-      args: ["-s", "--max-time", "10", "-D", headFile, ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    return { head: await Deno.readTextFile(headFile), body: out.stdout };
-  } finally {
-    await Deno.remove(headFile);
-  }
-}
-
-function field(head: string, name: string): string | undefined {
-  // The last response's fields (curl prints each response of a redirect chain).
-  const blocks = head.trim().split(/\r\n\r\n/);
-  const last = blocks[blocks.length - 1]!;
-  const re = new RegExp(`^${name}:\\s*(.*)$`, "im");
-  return re.exec(last)?.[1]?.trim();
-}
-
-function status(head: string): number {
-  const blocks = head.trim().split(/\r\n\r\n/);
-  return Number(/^HTTP\/[\d.]+ (\d{3})/.exec(blocks[blocks.length - 1]!)![1]);
-}
 
 Deno.test("StaticFileHandler behind a real Server answers curl", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "static_e2e_" });

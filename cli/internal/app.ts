@@ -17,11 +17,10 @@ import {
 import { MetricRegistries } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
 import { type MetricsSource, withMetricsEndpoint } from "./metrics_route.ts";
-import {
-  REQUESTS_SCOPE,
-  requestTimer,
-  requestTimerClock,
-} from "./request_timer.ts";
+import { requestMetrics, requestMetricsClock } from "../request_metrics.ts";
+
+/** The `uri` of what the launcher serves outside the metrics endpoint: files. */
+export const URI_STATIC = "static";
 
 /** Options of {@linkcode buildHandler}. */
 export interface AppOptions {
@@ -50,7 +49,7 @@ export function buildHandler(
     indexFiles: config.indexFiles,
   });
   const metrics = config.metrics === undefined ? undefined : options.metrics ??
-    { registries: new MetricRegistries({ clock: requestTimerClock }) };
+    { registries: new MetricRegistries({ clock: requestMetricsClock }) };
   if (metrics) {
     handler = withMetricsEndpoint(handler, config.metrics!, metrics);
   }
@@ -61,10 +60,10 @@ export function buildHandler(
   }
   if (headers.length > 0) handler = addHeaders(headers).apply(handler);
   if (metrics) {
-    handler = requestTimer(
-      metrics.registries.get(REQUESTS_SCOPE),
-      config.metrics!,
-    ).apply(handler);
+    handler = requestMetrics(metrics.registries, {
+      metricsPath: config.metrics!,
+      defaultUri: URI_STATIC,
+    }).apply(handler);
   }
   if (config.accessLog) {
     handler = Filter.accessLog(

@@ -22,7 +22,7 @@ import {
   type RuntimeMetrics,
 } from "@org/metrics";
 import type { MetricsSource } from "./metrics_route.ts";
-import { requestTimerClock } from "./request_timer.ts";
+import { requestMetricsClock } from "../request_metrics.ts";
 
 /** Runtime gauges that read the process or the machine, not one isolate, by scope. */
 export const PROCESS_WIDE_GAUGES: Readonly<
@@ -63,7 +63,7 @@ export function processMetrics(
 ): ServerMetrics {
   const registries = new MetricRegistries({
     config: new MetricsConfig(properties, onWarning),
-    clock: requestTimerClock,
+    clock: requestMetricsClock,
   });
   const runtime: RuntimeMetrics = registerRuntimeMetrics({ registries });
   return { registries, close: () => runtime.close() };
@@ -80,7 +80,7 @@ export function workerMetrics(
   // The main thread has reported the malformed values already.
   const registries = new MetricRegistries({
     config: new MetricsConfig(properties, () => {}),
-    clock: requestTimerClock,
+    clock: requestMetricsClock,
   });
   registerRuntimeMetrics({ registries, eventLoopDelay: false }).close();
   for (const scope of ["base", "vendor"] as const) {

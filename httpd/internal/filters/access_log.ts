@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  type AccessLogEntry,
   type AccessLogOptions,
   type AccessLogSink,
   formatAccessLogLine,
@@ -14,6 +15,7 @@ import type { Handler } from "../../handler.ts";
 import { clientAddressResolver } from "../client_address.ts";
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
+import { requestIdOf } from "../../request_id.ts";
 
 /**
  * Creates the access-log filter function.
@@ -30,6 +32,7 @@ export function accessLogFilter(
   const now = options?.now ?? (() => performance.now());
   const wallClock = options?.wallClock ?? Date.now;
   const clientIp = clientAddressResolver(options?.trustProxy);
+  const withRequestId = options?.requestId ?? false;
   return (next) => async (req: Request): Promise<Response> => {
     const time = wallClock();
     const start = now();
@@ -45,7 +48,7 @@ export function accessLogFilter(
     } finally {
       const durationMs = now() - start;
       try {
-        write(formatAccessLogLine({
+        const entry: AccessLogEntry = {
           clientIp: clientIp({
             remoteAddress: req.remoteAddress,
             forwardedFor: req.header("x-forwarded-for"),
@@ -60,7 +63,9 @@ export function accessLogFilter(
           status,
           size,
           durationMs,
-        }));
+        };
+        if (withRequestId) entry.requestId = requestIdOf(req) ?? null;
+        write(formatAccessLogLine(entry));
       } catch {
         // A failing sink never fails the request.
       }

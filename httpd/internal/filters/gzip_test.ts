@@ -6,7 +6,7 @@ import type { Handler } from "../../handler.ts";
 import { Request } from "../../request.ts";
 import { Response } from "../../response.ts";
 import { isCompressible } from "./compressible.ts";
-import { SYNC_GZIP_LIMIT } from "./gzip.ts";
+import { SYNC_COMPRESS_LIMIT } from "./compress.ts";
 
 const TEXT = "Hello, compressible world! ".repeat(100); // 2,700 bytes
 const decoder = new TextDecoder();
@@ -214,7 +214,7 @@ Deno.test("gzip() streams a body of unknown length", async () => {
 });
 
 Deno.test("gzip() streams a large in-memory body instead of compressing it at once", async () => {
-  const big = "0123456789abcdef".repeat(SYNC_GZIP_LIMIT / 16 + 1);
+  const big = "0123456789abcdef".repeat(SYNC_COMPRESS_LIMIT / 16 + 1);
   const res = await run(() => Response.text(big));
   assert.equal(res.body.kind, "stream");
   assert.equal(await gunzipText(res), big);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ParsedPattern, splitDecoded } from "./path.ts";
+import { type ParsedPattern, splitDecoded, withoutLast } from "./path.ts";
 import {
   insert,
   NEEDS_DECODING,
@@ -79,24 +79,10 @@ export class RouteTable<T> {
     if (table === undefined) {
       this.#methods.set(method, table = new MethodTable());
     }
-    const route: Route<T> = {
-      pattern: parsed.pattern,
-      names: parsed.names,
-      value,
-    };
-    const taken = insert(table.root, parsed, route);
-    if (taken !== null) {
-      if (options?.ifFree) return;
-      const what = method === "*" ? "mount" : `route ${method}`;
-      throw new TypeError(
-        `Cannot add ${what} "${parsed.pattern}": it conflicts with "${taken.pattern}"`,
-      );
-    }
-    if (parsed.plainStatic) {
-      table.statics.set(parsed.pattern, route);
-      if (parsed.pattern !== "/") {
-        table.statics.set(parsed.pattern + "/", route);
-      }
+    place(table, method, parsed, parsed, value, options);
+    // An optional last parameter: the pattern also stands without it.
+    if (parsed.optional) {
+      place(table, method, withoutLast(parsed), parsed, value, options);
     }
   }
 
@@ -165,6 +151,34 @@ export class RouteTable<T> {
       }
     }
     return out.sort(compareMethods);
+  }
+}
+
+/** Inserts one shape of a route; `source` is the pattern as registered. */
+function place<T>(
+  table: MethodTable<T>,
+  method: string,
+  parsed: ParsedPattern,
+  source: ParsedPattern,
+  value: T,
+  options: AddOptions | undefined,
+): void {
+  const route: Route<T> = {
+    pattern: source.pattern,
+    names: parsed.names,
+    value,
+  };
+  const taken = insert(table.root, parsed, route);
+  if (taken !== null) {
+    if (options?.ifFree) return;
+    const what = method === "*" ? "mount" : `route ${method}`;
+    throw new TypeError(
+      `Cannot add ${what} "${source.pattern}": it conflicts with "${taken.pattern}"`,
+    );
+  }
+  if (parsed.plainStatic) {
+    table.statics.set(parsed.pattern, route);
+    if (parsed.pattern !== "/") table.statics.set(parsed.pattern + "/", route);
   }
 }
 

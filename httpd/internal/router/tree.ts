@@ -1,9 +1,12 @@
 /**
  * A segment tree of routes for one method. Each node has static children by
- * exact segment, at most one parameter child and at most one tail wildcard;
- * a lookup tries them in that order and backtracks, so static segments win
- * over parameters and parameters over wildcards whatever the registration
- * order.
+ * exact segment, pattern children (a constrained parameter such as
+ * `:id{[0-9]+}`, or text and parameters mixed such as `:from-:to`), at most
+ * one plain parameter child and at most one tail wildcard; a lookup tries
+ * them in that order and backtracks, so static segments win over patterns,
+ * patterns over plain parameters and parameters over wildcards whatever the
+ * registration order. Pattern children are tried in the order they were
+ * first registered.
  *
  * Two walkers share the tree: {@linkcode walkRaw} reads the raw path by
  * index, with no allocation, and finds static children through a small hash
@@ -67,12 +70,26 @@ export class Node<T> {
   slots: (Node<T> | null)[] | null = null;
   /** `slots.length - 1`; the table size is a power of two. */
   mask = 0;
+  /** Pattern children in registration order, or `null`. */
+  patterns: PatternChild<T>[] | null = null;
   /** The `:param` child, or `null`. */
   param: Node<T> | null = null;
   /** The route of a tail `*` under this node, or `null`. */
   wildcard: Route<T> | null = null;
   /** The route ending at this node, or `null`. */
   route: Route<T> | null = null;
+}
+
+/** A child reached through a segment that matches a regular expression. */
+export interface PatternChild<T> {
+  /** The shape of the segment (see `PatternSegment`); equal keys share a child. */
+  readonly key: string;
+  /** Matches a whole decoded segment, with group `$i` for parameter `i`. */
+  readonly regexp: RegExp;
+  /** The group names, `$0`, `$1`, ... */
+  readonly groups: readonly string[];
+  /** The node the segment leads to. */
+  readonly node: Node<T>;
 }
 
 /**
@@ -104,6 +121,19 @@ export function insert<T>(
       node = child;
     } else if (segment.kind === "param") {
       node = node.param ??= new Node<T>();
+    } else if (segment.kind === "pattern") {
+      node.patterns ??= [];
+      let child = node.patterns.find((p) => p.key === segment.key);
+      if (child === undefined) {
+        child = {
+          key: segment.key,
+          regexp: segment.regexp,
+          groups: segment.names.map((_, i) => `$${i}`),
+          node: new Node<T>(),
+        };
+        node.patterns.push(child);
+      }
+      node = child.node;
     } else {
       if (node.wildcard !== null) return node.wildcard;
       node.wildcard = route;
@@ -174,12 +204,19 @@ export function walkRaw<T>(
     }
   }
   // A parameter never matches an empty segment.
-  if (node.param !== null && end > start) {
-    const found = walkRaw(node.param, path, end + 1, pos, n + 1);
-    if (found !== null) {
-      pos[2 * n] = start;
-      pos[2 * n + 1] = end;
-      return found;
+  if (end > start) {
+    const patterns = node.patterns;
+    if (patterns !== null) {
+      const found = walkPatterns(patterns, path, start, end, pos, n);
+      if (found !== null) return found;
+    }
+    if (node.param !== null) {
+      const found = walkRaw(node.param, path, end + 1, pos, n + 1);
+      if (found !== null) {
+        pos[2 * n] = start;
+        pos[2 * n + 1] = end;
+        return found;
+      }
     }
   }
   if (node.wildcard !== null) {
@@ -190,6 +227,53 @@ export function walkRaw<T>(
     return node.wildcard;
   }
   return null;
+}
+
+/** {@linkcode walkRaw} through the pattern children of a node. */
+function walkPatterns<T>(
+  patterns: readonly PatternChild<T>[],
+  path: string,
+  start: number,
+  end: number,
+  pos: Int32Array,
+  n: number,
+): Route<T> | null {
+  const segment = path.slice(start, end);
+  for (let p = 0; p < patterns.length; p++) {
+    const child = patterns[p]!;
+    const groups = captures(child, segment);
+    if (groups === null) continue;
+    const found = walkRaw(child.node, path, end + 1, pos, n + groups.length);
+    if (found !== null) {
+      for (let k = 0; k < groups.length; k++) {
+        const at = groups[k]!;
+        pos[2 * (n + k)] = start + at[0];
+        pos[2 * (n + k) + 1] = start + at[1];
+      }
+      return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * The `[start, end)` of each parameter of a pattern child in `segment`, or
+ * `null` when the segment does not match or a parameter would be empty.
+ */
+function captures<T>(
+  child: PatternChild<T>,
+  segment: string,
+): [number, number][] | null {
+  const match = child.regexp.exec(segment);
+  if (match === null) return null;
+  const indices = match.indices!.groups!;
+  const out: [number, number][] = [];
+  for (const group of child.groups) {
+    const at = indices[group]!;
+    if (at[0] === at[1]) return null;
+    out.push(at);
+  }
+  return out;
 }
 
 /** Lays the static children of `node` out in a fresh hash table. */
@@ -251,6 +335,25 @@ export function walkDecoded<T>(
   if (child !== undefined) {
     const found = walkDecoded(child, segments, i + 1, values, n);
     if (found !== null) return found;
+  }
+  if (node.patterns !== null && segment !== "") {
+    for (const pattern of node.patterns) {
+      const groups = captures(pattern, segment);
+      if (groups === null) continue;
+      const found = walkDecoded(
+        pattern.node,
+        segments,
+        i + 1,
+        values,
+        n + groups.length,
+      );
+      if (found !== null) {
+        for (let k = 0; k < groups.length; k++) {
+          values[n + k] = segment.slice(groups[k]![0], groups[k]![1]);
+        }
+        return found;
+      }
+    }
   }
   if (node.param !== null && segment !== "") {
     const found = walkDecoded(node.param, segments, i + 1, values, n + 1);

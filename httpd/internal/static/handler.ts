@@ -29,6 +29,14 @@ import { encodePath, UrlRoot } from "./url_root.ts";
 
 const ALLOW = "GET, HEAD";
 
+/** A 301 to `location` with the request's query. */
+function redirect(location: string, query: string): Response {
+  return new Response(null, {
+    status: 301,
+    headers: { location: query === "" ? location : location + "?" + query },
+  });
+}
+
 /**
  * Makes the handler for checked settings: one root per setting, sharing one
  * memory budget.
@@ -74,6 +82,8 @@ export interface StaticHandlerSettings {
   readonly spaFallback: string | undefined;
   /** The not-found page's decoded path. */
   readonly notFoundFile: string | undefined;
+  /** The URL path the files are under, as sent; `""` for none. */
+  readonly urlPrefix: string;
 }
 
 /** Answers requests from a list of roots. */
@@ -104,20 +114,40 @@ export class StaticHandler {
       // RFC 9110 section 15.5.6: 405 carries Allow.
       return plain(405, "Method Not Allowed", ["allow"], [ALLOW]);
     }
-    const path = resolvePath(req.path);
+    let raw = req.path;
+    let base = req.basePath;
+    const prefix = this.#settings.urlPrefix;
+    if (prefix !== "") {
+      if (!raw.startsWith(prefix)) return plain(404, "Not Found");
+      if (raw.length === prefix.length) {
+        // Relative references below the prefix need its slash form.
+        return redirect(base + prefix + "/", req.query);
+      }
+      if (raw.charCodeAt(prefix.length) !== 0x2f) {
+        return plain(404, "Not Found");
+      }
+      raw = raw.slice(prefix.length);
+      base += prefix;
+    }
+    const path = resolvePath(raw);
     if (path === BAD_PATH) return plain(400, "Bad Request");
     // A hidden file is missing like any other (the 404 page may answer).
-    if (typeof path === "number") return this.#miss(req, req.path);
+    if (typeof path === "number") return this.#miss(req, raw);
     if (path.endsWith("/")) return this.#directory(req, path);
     // The index describes the files; it is not one of them.
     if (path === "/" + INDEX_FILE_NAME) return this.#miss(req, path);
     const found = lookup(this.#roots, path);
     return found instanceof Promise
-      ? found.then((r) => this.#found(req, path, r))
-      : this.#found(req, path, found);
+      ? found.then((r) => this.#found(req, path, base, r))
+      : this.#found(req, path, base, found);
   }
 
-  #found(req: Request, path: string, found: LookupResult): Reply {
+  #found(
+    req: Request,
+    path: string,
+    base: string,
+    found: LookupResult,
+  ): Reply {
     if (found === undefined) return this.#miss(req, path);
     if (found !== DIRECTORY) return answer(req, found, Mode.File);
     const { indexFiles } = this.#settings;
@@ -125,14 +155,9 @@ export class StaticHandler {
       if (asset === undefined) return this.#miss(req, path);
       // A relative reference in the index page resolves against the slash
       // form, so send the client there (as nginx and Apache do). The
-      // Location is rebuilt from the decoded path: never `//host`.
-      const query = req.query;
-      return new Response(null, {
-        status: 301,
-        headers: {
-          location: encodePath(path) + "/" + (query === "" ? "" : "?" + query),
-        },
-      });
+      // Location is rebuilt from the decoded path: never `//host`; the
+      // prefix above the files (`base`) is kept as sent.
+      return redirect(base + encodePath(path) + "/", req.query);
     });
   }
 

@@ -58,6 +58,8 @@ export interface StaticSettings {
   readonly memoryLimit: number;
   /** Fetches `http(s):` roots. */
   readonly fetch: typeof fetch;
+  /** The URL path the files are served under, as sent (`""` for none). */
+  readonly urlPrefix: string;
 }
 
 /** The option names, for error messages that name the culprit. */
@@ -216,6 +218,36 @@ export function checkBoolean(
   return value;
 }
 
+// RFC 3986 section 3.3: a path is "/" segment*, a segment pchar* (unreserved,
+// pct-encoded, sub-delims, ":" and "@").
+const URL_PATH = /^(?:\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)+$/;
+
+/**
+ * Checks the URL prefix the files are served under: an absolute path as it
+ * appears in requests (percent-encoded where needed), without dot segments
+ * or empty segments. One trailing slash is dropped; `/` means no prefix.
+ *
+ * @param prefix The prefix, such as `/static`.
+ * @returns The prefix without a trailing slash, or `""` for `/`.
+ * @throws {TypeError} When it is not such a path.
+ */
+export function checkUrlPrefix(prefix: string): string {
+  if (typeof prefix !== "string") {
+    throw fail("urlPrefix", `${describe(prefix)} is not a string`);
+  }
+  const trimmed = prefix.length > 1 && prefix.endsWith("/")
+    ? prefix.slice(0, -1)
+    : prefix;
+  if (prefix === "/") return "";
+  if (!URL_PATH.test(trimmed) || /\/\.{1,2}(?:\/|$)/.test(trimmed)) {
+    throw fail(
+      "urlPrefix",
+      `"${prefix}" is not a URL path such as "/static" (no query, no dot or empty segments)`,
+    );
+  }
+  return trimmed;
+}
+
 /**
  * Checks the function that fetches remote roots.
  *
@@ -317,6 +349,7 @@ export function resolveStaticFileOptions(
       "memoryLimit",
     ),
     fetch: o.fetch === undefined ? fetch : checkFetch(o.fetch),
+    urlPrefix: o.urlPrefix === undefined ? "" : checkUrlPrefix(o.urlPrefix),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   checkEmbedded,
   checkFallback,
   checkRoot,
+  checkUrlPrefix,
   DEFAULT_INDEX_FILES,
   DEFAULT_MAX_CACHED_FILE_SIZE,
   DEFAULT_MEMORY_LIMIT,
@@ -30,6 +31,7 @@ Deno.test("resolveStaticFileOptions() fills in every default", () => {
   assert.equal(settings.maxCachedFileSize, DEFAULT_MAX_CACHED_FILE_SIZE);
   assert.equal(settings.memoryLimit, DEFAULT_MEMORY_LIMIT);
   assert.equal(settings.fetch, fetch);
+  assert.equal(settings.urlPrefix, "");
 });
 
 Deno.test("resolveStaticFileOptions() keeps every value it is given", () => {
@@ -46,6 +48,7 @@ Deno.test("resolveStaticFileOptions() keeps every value it is given", () => {
     maxCachedFileSize: 1,
     memoryLimit: 2,
     fetch: fetcher,
+    urlPrefix: "/static/",
   });
   assert.deepEqual(settings.roots[1], {
     kind: "url",
@@ -61,6 +64,28 @@ Deno.test("resolveStaticFileOptions() keeps every value it is given", () => {
   assert.equal(settings.maxCachedFileSize, 1);
   assert.equal(settings.memoryLimit, 2);
   assert.equal(settings.fetch, fetcher);
+  assert.equal(settings.urlPrefix, "/static");
+});
+
+Deno.test("checkUrlPrefix() keeps URL paths and refuses the rest", () => {
+  assert.equal(checkUrlPrefix("/"), "");
+  assert.equal(checkUrlPrefix("/a/b/"), "/a/b");
+  assert.equal(checkUrlPrefix("/caf%C3%A9/v1.2"), "/caf%C3%A9/v1.2");
+  for (
+    const bad of [
+      "",
+      "static",
+      "/a//b",
+      "/a/../b",
+      "/./a",
+      "/a?x",
+      "/a b",
+      "/%zz",
+      "//",
+    ]
+  ) {
+    assert.throws(() => checkUrlPrefix(bad), TypeError, bad);
+  }
 });
 
 Deno.test("resolveStaticFileOptions() refuses bad values, naming the option", () => {
@@ -86,6 +111,8 @@ Deno.test("resolveStaticFileOptions() refuses bad values, naming the option", ()
     [{ maxCachedFileSize: Infinity }, RangeError, "maxCachedFileSize"],
     [{ memoryLimit: "1" }, RangeError, "memoryLimit"],
     [{ fetch: "fetch" }, TypeError, "fetch"],
+    [{ urlPrefix: "static" }, TypeError, "urlPrefix"],
+    [{ urlPrefix: 1 }, TypeError, "urlPrefix"],
   ];
   for (const [fields, type, option] of cases) {
     const options = { roots: ["public"], ...fields } as StaticFileOptions;

@@ -1,0 +1,423 @@
+import assert from "node:assert/strict";
+import {
+  Body,
+  HttpError,
+  type Request,
+  Request as HttpRequest,
+  Response,
+  Router,
+  Server,
+} from "@org/httpd";
+import { MetricRegistries, type MetricRegistry } from "@org/metrics";
+import {
+  HTTP_SERVER_REQUESTS,
+  requestMetrics,
+  requestMetricsClock,
+  requestMetricsFetch,
+  type RequestMetricsOptions,
+  REQUESTS_SCOPE,
+} from "./request_metrics.ts";
+
+/** Request counts by `method status uri` in `registry`. */
+function counts(registry: MetricRegistry): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [id, timer] of registry.getTimers()) {
+    assert.equal(id.name, HTTP_SERVER_REQUESTS);
+    const tags = id.getTags();
+    out[`${tags.method} ${tags.status} ${tags.uri}`] = timer.getCount();
+  }
+  return out;
+}
+
+/** Answers with the status in the path: `/s/404` → 404; throws for `/throw/...`. */
+function byStatus(req: Request): Response | Promise<Response> {
+  const [, kind, value] = req.path.split("/");
+  if (kind === "throw") {
+    if (value === "plain") throw new Error("boom");
+    throw new HttpError(Number(value), "no");
+  }
+  if (kind === "metrics") return Response.empty(200);
+  if (kind === "async") return Promise.resolve(Response.empty(204));
+  if (kind === "reject") return Promise.reject(new HttpError(503, "busy"));
+  return Response.empty(Number(value ?? 200));
+}
+
+const LAUNCHER: RequestMetricsOptions = {
+  metricsPath: "/metrics",
+  defaultUri: "static",
+};
+
+function setup(): {
+  registry: MetricRegistry;
+  handler: (req: Request) => Promise<Response>;
+} {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const inner = requestMetrics(registries, LAUNCHER).apply(byStatus);
+  return {
+    registry,
+    handler: async (req) => {
+      try {
+        return await inner(req);
+      } catch (error) {
+        return Response.empty(error instanceof HttpError ? error.status : 500);
+      }
+    },
+  };
+}
+
+Deno.test("requestMetrics() tags method, status class and a bounded uri, never the path", async () => {
+  const { registry, handler } = setup();
+  const requests: [string, string?][] = [
+    ["/s/200"],
+    ["/s/200"],
+    ["/s/206"],
+    ["/s/304"],
+    ["/s/301"],
+    ["/s/404"],
+    ["/s/403"],
+    ["/s/404", "HEAD"],
+    ["/s/200", "BREW"],
+    ["/metrics/base"],
+    ["/metrics?scope=base"],
+    ["/s/99"],
+    ["/async"],
+  ];
+  for (const [path, method] of requests) {
+    await handler(new HttpRequest(path, method ? { method } : {}));
+  }
+  assert.deepEqual(counts(registry), {
+    "GET 2xx static": 4,
+    "GET 3xx static": 1,
+    "GET 3xx REDIRECTION": 1,
+    "GET 4xx NOT_FOUND": 1,
+    "GET 4xx static": 1,
+    "HEAD 4xx NOT_FOUND": 1,
+    "OTHER 2xx static": 1,
+    "GET 2xx /metrics": 2,
+    "GET UNKNOWN static": 1,
+  });
+});
+
+Deno.test("requestMetrics() records a thrown or rejected HttpError with its status, any other error as 5xx", async () => {
+  const { registry, handler } = setup();
+  for (const path of ["/throw/404", "/throw/plain", "/reject"]) {
+    await handler(new HttpRequest(path));
+  }
+  assert.deepEqual(counts(registry), {
+    "GET 4xx NOT_FOUND": 1,
+    "GET 5xx static": 2,
+  });
+});
+
+Deno.test("requestMetrics() uses the router's pattern as uri", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const handler = requestMetrics(registries).apply(
+    Router.builder()
+      .get("/users/:id", () => Response.text("user"))
+      .build(),
+  );
+  await handler(new HttpRequest("/users/1"));
+  await handler(new HttpRequest("/users/2"));
+  await handler(new HttpRequest("/nowhere"));
+  assert.deepEqual(counts(registry), {
+    "GET 2xx /users/:id": 2,
+    "GET 4xx NOT_FOUND": 1,
+  });
+});
+
+Deno.test("requestMetrics() creates one timer per tag combination and records positive durations", async () => {
+  const { registry, handler } = setup();
+  for (let i = 0; i < 50; i++) await handler(new HttpRequest(`/s/200?i=${i}`));
+  const timers = [...registry.getTimers().values()];
+  assert.equal(timers.length, 1);
+  assert.equal(timers[0]!.getCount(), 50);
+  assert.ok(timers[0]!.getElapsedTime() > 0);
+});
+
+Deno.test("requestMetricsClock() follows performance.now() outside a recording and feeds the recent window", async () => {
+  const before = performance.now();
+  const read = requestMetricsClock();
+  assert.ok(read >= before && read <= performance.now());
+  const registries = new MetricRegistries({ clock: requestMetricsClock });
+  const registry = registries.get(REQUESTS_SCOPE);
+  const handler = requestMetrics(registries).apply(() =>
+    new Promise<Response>((resolve) =>
+      setTimeout(() => resolve(Response.empty(200)), 5)
+    )
+  );
+  await handler(new HttpRequest("/a"));
+  await handler(new HttpRequest("/b"));
+  const [timer] = [...registry.getTimers().values()];
+  assert.equal(timer!.getCount(), 2);
+  const snapshot = timer!.getSnapshot();
+  assert.equal(snapshot.size, 2);
+  assert.ok(snapshot.max >= 4_000_000, String(snapshot.max));
+});
+
+/** The one timer of `registry`, or undefined. */
+function onlyTimer(registry: MetricRegistry) {
+  const timers = [...registry.getTimers().values()];
+  assert.ok(timers.length <= 1, `${timers.length} timers`);
+  return timers[0];
+}
+
+const encoder = new TextEncoder();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A stream of `n` chunks, `ms` apart. */
+function slowStream(n: number, ms: number): ReadableStream<Uint8Array> {
+  return ReadableStream.from((async function* () {
+    for (let i = 0; i < n; i++) {
+      if (i > 0) await sleep(ms);
+      yield encoder.encode(`chunk ${i}\n`);
+    }
+  })());
+}
+
+Deno.test("requestMetrics() times a streamed body until its last chunk is read", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const handler = requestMetrics(registries).apply(() =>
+    new Response(slowStream(3, 20))
+  );
+  const res = await handler(new HttpRequest("/download"));
+  assert.equal(
+    onlyTimer(registry)?.getCount(),
+    0,
+    "not before the body is sent",
+  );
+  const text = new TextDecoder().decode(await res.body.bytes());
+  assert.equal(text, "chunk 0\nchunk 1\nchunk 2\n");
+  const timer = onlyTimer(registry)!;
+  assert.equal(timer.getCount(), 1);
+  assert.ok(timer.getElapsedTime() >= 35e6, String(timer.getElapsedTime()));
+});
+
+Deno.test("requestMetrics() records once when the body is cancelled or abandoned", async () => {
+  for (const how of ["cancel", "return", "return after one"] as const) {
+    const registries = new MetricRegistries();
+    const registry = registries.get(REQUESTS_SCOPE);
+    let released = false;
+    const source = new ReadableStream<Uint8Array>({
+      pull: (c) => c.enqueue(encoder.encode("x".repeat(100))),
+      cancel: () => {
+        released = true;
+      },
+    });
+    const res = await requestMetrics(registries).apply(() =>
+      new Response(source)
+    )(new HttpRequest("/"));
+    if (how === "cancel") {
+      await res.body.cancel();
+    } else {
+      const chunks = res.body.chunks();
+      if (how === "return after one") await chunks.next();
+      await chunks.return(undefined);
+    }
+    await res.body.cancel(); // a second release records nothing more
+    assert.equal(onlyTimer(registry)?.getCount(), 1, how);
+    if (how !== "return") assert.equal(released, true, how);
+  }
+});
+
+Deno.test("requestMetrics() records small in-memory bodies at once, large ones when read", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const small = await requestMetrics(registries).apply(() =>
+    Response.text("x".repeat(64 * 1024))
+  )(new HttpRequest("/"));
+  assert.equal(small.body.kind, "bytes");
+  assert.equal(onlyTimer(registry)?.getCount(), 1);
+  const large = await requestMetrics(registries).apply(() =>
+    Response.text("x".repeat(64 * 1024 + 1))
+  )(new HttpRequest("/"));
+  assert.equal(large.body.contentLength, 64 * 1024 + 1);
+  assert.equal(onlyTimer(registry)?.getCount(), 1);
+  assert.equal((await large.body.bytes()).byteLength, 64 * 1024 + 1);
+  assert.equal(onlyTimer(registry)?.getCount(), 2);
+});
+
+Deno.test("requestMetrics() closes a file body it wraps when the body is cancelled", async () => {
+  const path = await Deno.makeTempFile();
+  try {
+    await Deno.writeFile(path, new Uint8Array(100_000));
+    const file = await Deno.open(path);
+    const registries = new MetricRegistries();
+    const res = await requestMetrics(registries).apply(() =>
+      new Response(Body.file(file, { length: 100_000 }))
+    )(new HttpRequest("/"));
+    assert.equal(res.body.contentLength, 100_000);
+    await res.body.cancel();
+    assert.throws(() => file.close(), Deno.errors.BadResource);
+    assert.equal(
+      onlyTimer(registries.get(REQUESTS_SCOPE))?.getCount(),
+      1,
+    );
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("requestMetrics() names uris by option, route, status, else UNKNOWN", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const app = requestMetrics(registries, {
+    uri: (req) => req.path.startsWith("/named") ? "named" : undefined,
+  }).apply(
+    Router.builder()
+      .get("/r/:id", () => Response.empty(204))
+      .get("/named/:x", () => Response.empty(204))
+      .notFound((req) =>
+        req.path === "/moved"
+          ? Response.redirect("/r/1")
+          : req.path === "/plain"
+          ? Response.text("fallback")
+          : Response.empty(404)
+      )
+      .build(),
+  );
+  for (const path of ["/r/1", "/named/2", "/moved", "/plain", "/x"]) {
+    await app(new HttpRequest(path));
+  }
+  assert.deepEqual(counts(registry), {
+    "GET 2xx /r/:id": 1,
+    "GET 2xx named": 1,
+    "GET 3xx REDIRECTION": 1,
+    "GET 2xx UNKNOWN": 1,
+    "GET 4xx NOT_FOUND": 1,
+  });
+});
+
+Deno.test("requestMetrics() and requestMetricsFetch() refuse bad options", () => {
+  const registries = new MetricRegistries();
+  for (
+    const bad of [
+      { metricsPath: "metrics" },
+      { defaultUri: "" },
+      { uri: "x" },
+    ] as unknown as RequestMetricsOptions[]
+  ) {
+    assert.throws(() => requestMetrics(registries, bad), TypeError);
+    assert.throws(
+      () =>
+        requestMetricsFetch(
+          registries,
+          () => new globalThis.Response(""),
+          bad as never,
+        ),
+      TypeError,
+    );
+  }
+  assert.throws(
+    () => requestMetricsFetch(registries, "app" as never),
+    TypeError,
+  );
+});
+
+Deno.test("requestMetricsFetch() times a web handler until its body is read", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const app = requestMetricsFetch(
+    registries,
+    (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/slow") {
+        return new globalThis.Response(slowStream(3, 20), {
+          status: 201,
+          statusText: "Made",
+          headers: { "x-a": "1" },
+        });
+      }
+      if (path === "/none") {
+        return new globalThis.Response(null, { status: 204 });
+      }
+      if (path === "/throw") throw new Error("bug");
+      if (path === "/metrics" || path.startsWith("/metrics/")) {
+        return new globalThis.Response("m");
+      }
+      return new globalThis.Response("missing", { status: 404 });
+    },
+    { metricsPath: "/metrics" },
+  );
+  const slow = await app(new globalThis.Request("http://h/slow?x=1"));
+  assert.equal(slow.status, 201);
+  assert.equal(slow.statusText, "Made");
+  assert.equal(slow.headers.get("x-a"), "1");
+  assert.equal(onlyTimer(registry)?.getCount(), 0);
+  assert.equal(await slow.text(), "chunk 0\nchunk 1\nchunk 2\n");
+  const timer = onlyTimer(registry)!;
+  assert.ok(timer.getElapsedTime() >= 35e6, String(timer.getElapsedTime()));
+  assert.equal(
+    (await app(new globalThis.Request("http://h/none"))).status,
+    204,
+  );
+  await (await app(new globalThis.Request("http://h/metrics/base?x"))).text();
+  await (await app(new globalThis.Request("http://h/metricsx"))).text();
+  const cancelled = await app(new globalThis.Request("http://h/slow"));
+  await cancelled.body!.cancel();
+  await assert.rejects(
+    async () => await app(new globalThis.Request("http://h/throw")),
+    /bug/,
+  );
+  assert.deepEqual(counts(registry), {
+    "GET 2xx UNKNOWN": 3,
+    "GET 2xx /metrics": 1,
+    "GET 4xx NOT_FOUND": 1,
+    "GET 5xx UNKNOWN": 1,
+  });
+});
+
+Deno.test("requestMetrics() behind a real Server times the sending, over HTTP/1.1 and HTTP/2", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const app = requestMetrics(registries).apply(
+    Router.builder().get("/slow", () => new Response(slowStream(4, 20)))
+      .build(),
+  );
+  await using server = new Server({
+    port: 0,
+    bindAddress: "127.0.0.1",
+    handler: app,
+  });
+  await server.start();
+  const url = `http://127.0.0.1:${server.port}/slow`;
+  assert.equal((await (await fetch(url)).text()).split("\n").length, 5);
+  const curl = await new Deno.Command("curl", {
+    args: ["-s", "--max-time", "10", "--http2-prior-knowledge", url],
+    stdout: "piped",
+  }).output().catch(() => undefined);
+  const viaCurl = curl?.success === true;
+  if (!viaCurl) console.log("request_metrics_test: no curl; HTTP/2 skipped");
+  const timer = onlyTimer(registry)!;
+  assert.equal(timer.getCount(), viaCurl ? 2 : 1);
+  // Three 20 ms pauses per response, all after the handler returned.
+  const total = timer.getElapsedTime();
+  assert.ok(total >= timer.getCount() * 50e6, `${total} ns in all`);
+});
+
+Deno.test("requestMetricsFetch() under Deno.serve times the sending", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    requestMetricsFetch(
+      registries,
+      () => new globalThis.Response(slowStream(4, 20)),
+    ),
+  );
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.addr.port}/`);
+    assert.equal((await res.text()).split("\n").length, 5);
+    // The runtime reads the last chunk just before it ends the response.
+    for (let i = 0; i < 50 && onlyTimer(registry)?.getCount() !== 1; i++) {
+      await sleep(5);
+    }
+    const timer = onlyTimer(registry)!;
+    assert.equal(timer.getCount(), 1);
+    assert.ok(timer.getElapsedTime() >= 50e6, String(timer.getElapsedTime()));
+  } finally {
+    await server.shutdown();
+  }
+});
