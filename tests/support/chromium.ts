@@ -47,15 +47,27 @@ export function hasChromium(): Promise<boolean> {
  * Loads a URL in a fresh headless profile and returns the serialized DOM.
  *
  * @param url The page.
+ * @param options More command-line flags, such as
+ * `--ignore-certificate-errors` for a test certificate, and the longest
+ * run (default 60 s; the browser is killed then, and the DOM is empty).
  * @returns The DOM, as HTML.
  */
-export async function dumpDom(url: string): Promise<string> {
+export async function dumpDom(
+  url: string,
+  options: { flags?: string[]; timeoutMs?: number } = {},
+): Promise<string> {
   const profile = await Deno.makeTempDir({ prefix: "test_chromium_" });
   try {
     const out = await new Deno.Command("chromium", {
-      args: [...FLAGS, `--user-data-dir=${profile}`, url],
+      args: [
+        ...FLAGS,
+        ...(options.flags ?? []),
+        `--user-data-dir=${profile}`,
+        url,
+      ],
       stdout: "piped",
       stderr: "null",
+      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
     }).output();
     return new TextDecoder().decode(out.stdout);
   } finally {
