@@ -7,6 +7,13 @@
  * deno run -A bench/serve.ts --seconds 10 --connections 64
  * ```
  *
+ * The `--auth` cases send good credentials with every request (a login is
+ * checked once per connection's credentials, then remembered); the
+ * compression cases send Chromium's `Accept-Encoding`, so the 1 KiB page is
+ * compressed on every request (gzip by default, zstd with `--compress`).
+ * The table ends with what each feature costs per request against plain
+ * `httpd-cli serve`.
+ *
  * Single-core servers are pinned to CPU 0 with `taskset -c 0` and `wrk` to
  * CPU 1, so each gets one core; `serve --workers 2` runs unpinned (it then
  * shares both cores with `wrk`). The npm servers are installed into a
@@ -85,8 +92,15 @@ async function wrk(
   url: string,
   seconds: number,
   pin: boolean,
+  headers: readonly string[] = [],
 ): Promise<number> {
-  const args = ["-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, url];
+  const args = [
+    "-t1",
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    ...headers.flatMap((header) => ["-H", header]),
+    url,
+  ];
   const { stdout } = await new Deno.Command(pin ? "taskset" : "wrk", {
     args: pin ? ["-c", "1", "wrk", ...args] : args,
     stderr: "null",
@@ -105,6 +119,8 @@ interface Contender {
   /** Pinned to CPU 0 (and wrk to CPU 1). */
   pinned: boolean;
   env?: Record<string, string>;
+  /** Request header fields wrk sends, such as `Authorization: ...`. */
+  headers?: string[];
 }
 
 async function measure(
@@ -127,8 +143,8 @@ async function measure(
   try {
     await waitForPort(port, child);
     const url = `http://127.0.0.1:${port}/page.html`;
-    await wrk(url, WARMUP_SECONDS, contender.pinned);
-    return await wrk(url, SECONDS, contender.pinned);
+    await wrk(url, WARMUP_SECONDS, contender.pinned, contender.headers);
+    return await wrk(url, SECONDS, contender.pinned, contender.headers);
   } catch (error) {
     return `failed: ${error instanceof Error ? error.message : error} ${
       (await Promise.race([stderr, ""])).trim()
@@ -192,7 +208,18 @@ if (tools.npm && tools.node) {
   }
 }
 
-const ports = Array.from({ length: 6 }, freePort);
+const ports = Array.from({ length: 10 }, freePort);
+/** What Chromium sends: on-the-fly compression runs for every request. */
+const BROWSER_ENCODINGS = "Accept-Encoding: gzip, deflate, br, zstd";
+/** The user and password of the `--auth` cases. */
+const AUTH = "bench:correct-horse";
+const AUTH_HEADER = `Authorization: Basic ${btoa(AUTH)}`;
+// A bcrypt entry (cost 10), as `htpasswd -B` writes by default.
+const htpasswd = `${site}/.htpasswd`;
+await Deno.writeTextFile(
+  htpasswd,
+  "bench:$2y$10$TWRainDQZyl138cap/Ye6.GcD7.JPdkdc.l319iO3kiHLdU/SFJva\n",
+);
 const deno = Deno.execPath();
 const cli = [
   "run",
@@ -233,6 +260,7 @@ http {
 `,
 );
 
+// Each contender listens on the port of its place in this list.
 const contenders: Contender[] = [
   {
     name: "httpd-cli serve",
@@ -288,6 +316,37 @@ const contenders: Contender[] = [
     command: [deno, ...cli, "--port", String(ports[5])],
     pinned: false,
   },
+  {
+    name: "httpd-cli serve --auth USER:PASSWORD",
+    command: [deno, ...cli, "--port", String(ports[6]), "--auth", AUTH],
+    pinned: true,
+    headers: [AUTH_HEADER],
+  },
+  {
+    name: "httpd-cli serve --auth-file (bcrypt)",
+    command: [
+      deno,
+      ...cli,
+      "--port",
+      String(ports[7]),
+      "--auth-file",
+      htpasswd,
+    ],
+    pinned: true,
+    headers: [AUTH_HEADER],
+  },
+  {
+    name: "httpd-cli serve, gzip on the fly",
+    command: [deno, ...cli, "--port", String(ports[8])],
+    pinned: true,
+    headers: [BROWSER_ENCODINGS],
+  },
+  {
+    name: "httpd-cli serve --compress",
+    command: [deno, ...cli, "--port", String(ports[9]), "--compress"],
+    pinned: true,
+    headers: [BROWSER_ENCODINGS],
+  },
 ];
 
 say(
@@ -319,6 +378,14 @@ const npmBest = Math.max(
   results.get("http-server (npm)") ?? 0,
   results.get("serve (npm)") ?? 0,
 ) || undefined;
+// What a feature adds to each request, from the difference of the
+// reciprocal throughputs of two single-core runs.
+const cost = (name: string) => {
+  const with_ = results.get(name);
+  return ours !== undefined && with_ !== undefined && with_ > 0
+    ? `${((1 / with_ - 1 / ours) * 1e6).toFixed(2)} µs per request`
+    : "n/a";
+};
 say("");
 say(`httpd-cli / faster npm server:  ${ratio(ours, npmBest)} (target ≥ 2×)`);
 say(
@@ -334,6 +401,22 @@ say(
     )
   } (wrk shares the 2 cores)`,
 );
+say(
+  `--auth USER:PASSWORD:            ${
+    cost("httpd-cli serve --auth USER:PASSWORD")
+  }`,
+);
+say(
+  `--auth-file (bcrypt):            ${
+    cost("httpd-cli serve --auth-file (bcrypt)")
+  }`,
+);
+say(
+  `gzip on the fly (default):       ${
+    cost("httpd-cli serve, gzip on the fly")
+  }`,
+);
+say(`--compress (zstd for Chromium):  ${cost("httpd-cli serve --compress")}`);
 
 await Deno.remove(site, { recursive: true });
 await Deno.remove(nginxDir, { recursive: true });

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { AccessLogFormat, CacheRule, DotfilesMode } from "@org/httpd";
+import type { ListenAddress } from "./errors.ts";
 import type { LogLevel } from "./internal/log_level.ts";
 import { parseServeArgs } from "./internal/args.ts";
 import type { EnvReader } from "./internal/merge.ts";
@@ -30,6 +32,19 @@ export interface TlsFiles {
 }
 
 /**
+ * HTTP Basic authentication (RFC 7617) of `--auth`, `--auth-file` and
+ * `--metrics-auth`.
+ */
+export interface AuthSettings {
+  /** Users and passwords given directly (`--auth USER:PASSWORD`). */
+  users: { user: string; password: string }[];
+  /** An htpasswd file (bcrypt, SHA-256/512 crypt, apr1 and `{SHA}` entries), read at start and on SIGHUP. */
+  file?: string;
+  /** Whether only the metrics endpoint asks for a password (`--metrics-auth`). */
+  metricsOnly: boolean;
+}
+
+/**
  * Everything `serve` needs, merged and checked. Plain data, so it can be
  * posted to worker threads.
  */
@@ -42,6 +57,26 @@ export interface ServeConfig {
   bind: string;
   /** The file served with 404 on a miss, relative to the root. */
   fallback?: string;
+  /**
+   * Without `fallback` or `spaFallback`, whether a `404.html` in the root
+   * answers misses with 404 (`--no-fallback` turns it off).
+   */
+  notFoundPage: boolean;
+  /** List directories that have no index file (`--dir-listing`). */
+  dirListing: boolean;
+  /** What names starting with a dot do (`--dotfiles`). */
+  dotfiles: DotfilesMode;
+  /**
+   * `Cache-Control` by path, first match wins: `--immutable` globs, then
+   * `static.immutable`, then `static.cache-rules`; `cacheControl` elsewhere.
+   */
+  cacheRules: CacheRule[];
+  /** On-the-fly brotli and gzip (`--compress`), beside the sidecars. */
+  compress: boolean;
+  /** The origins CORS allows (`["*"]` for any); absent when CORS is off. */
+  cors?: string[];
+  /** Basic authentication; absent when off. */
+  auth?: AuthSettings;
   /** The file served with 200 on a miss (single-page mode), relative to the root. */
   spaFallback?: string;
   /** Index file names; the static handler's default when absent. */
@@ -58,8 +93,14 @@ export interface ServeConfig {
   logLevel: LogLevel;
   /** Whether the access log is written to standard output. */
   accessLog: boolean;
+  /** The access-log line format (`--log-format`). */
+  logFormat: AccessLogFormat;
   /** HTTPS settings, when `--tls-cert` and `--tls-key` are given. */
   tls?: TlsFiles;
+  /** With HTTPS: the port of a plain-HTTP listener that redirects to it (`--redirect-http`). */
+  redirectHttp?: number;
+  /** With HTTPS: the `Strict-Transport-Security` value (`--hsts`). */
+  hsts?: string;
   /** How many worker threads serve (1 serves on the main thread). */
   workers: number;
   /**
@@ -80,6 +121,11 @@ export interface ServeConfig {
    * `/metrics`); absent when metrics are off.
    */
   metrics?: string;
+  /**
+   * Where the metrics endpoint listens instead of the site's address
+   * (`--metrics-bind`); the site then does not answer the metrics path.
+   */
+  metricsBind?: ListenAddress;
   /**
    * With `--metrics`, the `mp.metrics.*` values read as `@org/metrics`
    * reads them: environment variables (`MP_METRICS_TAGS`,

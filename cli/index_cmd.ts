@@ -1,5 +1,5 @@
 /**
- * `httpd-cli index DIR [--compress gzip,br] [--threshold BYTES]`: the build
+ * `httpd-cli index DIR [--compress gzip,br,zstd] [--threshold BYTES]`: the build
  * step that writes `static-index.json` and precompressed sidecars.
  *
  * @module
@@ -16,14 +16,14 @@ import { writeLine } from "./internal/write_line.ts";
 
 // The help text of `httpd-cli index`.
 const INDEX_HELP =
-  `Usage: httpd-cli index DIR [--compress gzip,br] [--threshold BYTES]
+  `Usage: httpd-cli index DIR [--compress gzip,br,zstd] [--threshold BYTES]
 
 Writes DIR/static-index.json (path, size, content-hash ETag, modification
 time, sidecars) and precompressed sidecars for the static file handler.
 Re-running it redoes only what changed.
 
 Options:
-  --compress LIST    Sidecars to write: gzip, br, or none (default none)
+  --compress LIST    Sidecars to write: gzip, br, zstd, or none (default none)
   --threshold BYTES  Only files larger than this get sidecars (default ${DEFAULT_COMPRESS_THRESHOLD})
   -h, --help         Print this help
 `;
@@ -36,7 +36,7 @@ export interface RunIndexOptions {
   stderr?: LineWriter;
 }
 
-const CODINGS: readonly SidecarCoding[] = ["gzip", "br"];
+const CODINGS: readonly SidecarCoding[] = ["gzip", "br", "zstd"];
 
 /**
  * Runs `httpd-cli index`: indexes a directory and writes its sidecars.
@@ -142,7 +142,7 @@ function parse(
     if (!CODINGS.includes(coding as SidecarCoding)) {
       throw new UsageError(
         "wrong-type",
-        `Cannot use --compress: expected gzip, br or none, got "${raw}"`,
+        `Cannot use --compress: expected gzip, br, zstd or none, got "${raw}"`,
       );
     }
     if (!compress.includes(coding as SidecarCoding)) {

@@ -36,7 +36,7 @@ Deno.test("runIndex() exits 2 with one line naming the bad flag", async () => {
   const cases: [string[], RegExp][] = [
     [["d", "--level", "9"], /"--level"/],
     [["d", "--compress"], /--compress/],
-    [["d", "--compress", "zstd"], /--compress.*"zstd"/],
+    [["d", "--compress", "lzma"], /--compress.*"lzma"/],
     [["d", "--threshold", "-5"], /--threshold/],
     [["d", "--threshold", "1k"], /--threshold.*"1k"/],
     [["d", "--help=yes"], /--help/],

@@ -51,6 +51,7 @@
 import { main } from "./main.ts";
 
 export {
+  type AuthSettings,
   DEFAULT_BIND,
   DEFAULT_GZIP,
   DEFAULT_LOG_LEVEL,
@@ -72,6 +73,8 @@ export {
   YamlSyntaxError,
 } from "./errors.ts";
 export { runIndex, type RunIndexOptions } from "./index_cmd.ts";
+// The library's types that the configuration carries.
+export type { AccessLogFormat, CacheRule, DotfilesMode } from "@org/httpd";
 export type { LogLevel } from "./internal/log_level.ts";
 export { main } from "./main.ts";
 export { type LineWriter, runServe, type ServeOptions } from "./serve.ts";

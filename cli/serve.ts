@@ -12,7 +12,10 @@ import { SERVE_HELP } from "./internal/help.ts";
 import { listeningUrls } from "./internal/listen_urls.ts";
 import type { EnvReader } from "./internal/merge.ts";
 import { resolveServeConfig } from "./internal/resolve.ts";
+import { openSiteAuth, type SiteAuth } from "./internal/auth/site_auth.ts";
 import { processMetrics } from "./internal/server_metrics.ts";
+import { type SideServers, startSideServers } from "./internal/side_servers.ts";
+import { watchTls } from "./internal/tls_reload.ts";
 import { formatDuration } from "./internal/duration.ts";
 import { startServer } from "./internal/start_server.ts";
 import { Supervisor } from "./internal/supervisor.ts";
@@ -44,9 +47,13 @@ export interface ServeOptions {
 /** The running servers: one on this thread, or a supervisor of workers. */
 interface Running {
   port: number;
+  /** Lines about the side servers, printed after the listening URLs. */
+  lines: string[];
   stop(): Promise<void>;
   /** Lets access-log lines through, once the first lines are out. */
   openLogs(): void;
+  /** Reads the htpasswd file and the certificate again (SIGHUP). */
+  reload(): Promise<void>;
 }
 
 /** Time for the access log's buffered lines to reach standard output after a stop. */
@@ -105,6 +112,12 @@ export async function runServe(
   } catch (error) {
     return report(error, err);
   }
+  if (config.tls !== undefined && !unstableNetEnabled()) {
+    // Certificate reloads without a refused connection need SO_REUSEPORT;
+    // without a way to get it, reloads briefly rebind the port instead.
+    const status = await relaunchWithUnstableNet(["serve", ...args]);
+    if (status !== undefined) return status;
+  }
   if (config.workers > 1 && !unstableNetEnabled()) {
     const status = await relaunchWithUnstableNet(["serve", ...args]);
     if (status !== undefined) return status;
@@ -121,21 +134,24 @@ export async function runServe(
   // Listen for SIGINT/SIGTERM before binding: a stop asked for during the
   // start is honoured once the start is done.
   const request = stopRequest(options.signal);
+  const log = { out, err, info: logs(config.logLevel, "info") };
   let running: Running;
   try {
     running = config.workers > 1
-      ? await startWorkers(config, err)
-      : await startHere(config, err);
+      ? await startWorkers(config, log)
+      : await startHere(config, log);
   } catch (error) {
     request.release();
     return report(error, err);
   }
+  const hangUp = options.signal ? undefined : onHangUp(running, config, err);
   const urls = listeningUrls(config.bind, running.port, {
     secure: config.tls !== undefined,
   });
   const info = logs(config.logLevel, "info");
   if (info) {
     for (const url of urls) out(`Listening on ${url}`);
+    for (const line of running.lines) out(line);
     if (config.workers > 1) out(`Serving with ${config.workers} workers`);
   }
   running.openLogs();
@@ -149,6 +165,7 @@ export async function runServe(
     );
   }
   const started = performance.now();
+  hangUp?.();
   await running.stop();
   if (config.accessLog) {
     await new Promise((resolve) => setTimeout(resolve, FLUSH_GRACE_MS));
@@ -178,20 +195,54 @@ function serverMetrics(config: ServeConfig, err: LineWriter) {
   });
 }
 
-async function startHere(
-  config: ServeConfig,
-  err: LineWriter,
-): Promise<Running> {
-  const metrics = serverMetrics(config, err);
+/** Where `serve` writes, and whether it says what it does. */
+interface Log {
+  out: LineWriter;
+  err: LineWriter;
+  /** Whether the log level prints informational lines. */
+  info: boolean;
+}
+
+async function startHere(config: ServeConfig, log: Log): Promise<Running> {
+  const metrics = serverMetrics(config, log.err);
   try {
-    const server = await startServer(config, metrics ? { metrics } : {});
+    const auth = await openSiteAuth(config);
+    const server = await startServer(config, {
+      ...(metrics ? { metrics } : {}),
+      ...(auth?.site ? { auth: auth.site } : {}),
+    });
+    const side = await startSideServers(config, {
+      httpsPort: server.port,
+      ...(metrics ? { metrics } : {}),
+      ...(auth ? { auth: auth.metrics } : {}),
+    }).catch(async (error) => {
+      await server.stop();
+      throw error;
+    });
+    const tls = config.tls && watchTls(server, config.tls, {
+      onReload: () => {
+        if (log.info) log.out("Reloaded the TLS certificate and key");
+      },
+      onError: (reason) => {
+        if (logs(config.logLevel, "warn")) {
+          log.err(
+            `httpd-cli: Cannot reload the TLS certificate: ${reason}; keeping the old one`,
+          );
+        }
+      },
+    });
     return {
       port: server.port,
+      lines: side.lines,
       stop: async () => {
-        await server.stop();
+        tls?.close();
+        await Promise.all([server.stop(), side.stop()]);
         metrics?.close();
       },
       openLogs: () => {},
+      reload: async () => {
+        await Promise.all([auth?.reload(), tls?.reload()]);
+      },
     };
   } catch (error) {
     metrics?.close();
@@ -199,11 +250,16 @@ async function startHere(
   }
 }
 
-async function startWorkers(
-  config: ServeConfig,
-  err: LineWriter,
-): Promise<Running> {
-  const metrics = serverMetrics(config, err);
+async function startWorkers(config: ServeConfig, log: Log): Promise<Running> {
+  const metrics = serverMetrics(config, log.err);
+  // Read here too: a mistake stops the start once, with one line.
+  let auth: SiteAuth | undefined;
+  try {
+    auth = await openSiteAuth(config);
+  } catch (error) {
+    metrics?.close();
+    throw error;
+  }
   const supervisor = new Supervisor({
     count: config.workers,
     config,
@@ -212,27 +268,80 @@ async function startWorkers(
       : {}),
     onRestart: (id, reason, delayMs) => {
       if (logs(config.logLevel, "warn")) {
-        err(
+        log.err(
           `httpd-cli: Worker ${id} stopped (${reason}); restarting in ${delayMs} ms`,
         );
       }
     },
   });
   let port: number;
+  let side: SideServers;
   try {
     port = await supervisor.start();
+    side = await startSideServers(config, {
+      httpsPort: port,
+      ...(metrics
+        ? {
+          metrics: {
+            registries: metrics.registries,
+            collect: (filter) => supervisor.collect(filter),
+          },
+        }
+        : {}),
+      ...(auth ? { auth: auth.metrics } : {}),
+    }).catch(async (error) => {
+      await supervisor.stop();
+      throw error;
+    });
   } catch (error) {
     metrics?.close();
     throw error;
   }
   return {
     port,
+    lines: side.lines,
     stop: async () => {
-      await supervisor.stop();
+      await Promise.all([supervisor.stop(), side.stop()]);
       metrics?.close();
     },
     openLogs: () => supervisor.openLogs(),
+    reload: async () => {
+      // The main thread checks the file; the workers read it after it.
+      await auth?.reload();
+      supervisor.reload();
+    },
   };
+}
+
+/**
+ * Reloads on SIGHUP, as nginx and Caddy do: the htpasswd file and the
+ * certificate are read again. A mistake is reported and the old ones stay.
+ *
+ * @returns A function that removes the listener.
+ */
+function onHangUp(
+  running: Running,
+  config: ServeConfig,
+  err: LineWriter,
+): () => void {
+  const listener = () => {
+    running.reload().catch((error) => {
+      if (!logs(config.logLevel, "error")) return;
+      err(
+        error instanceof UsageError
+          ? `${error.line}; keeping the old accounts`
+          : `httpd-cli: Cannot reload: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+      );
+    });
+  };
+  try {
+    Deno.addSignalListener("SIGHUP", listener);
+  } catch {
+    return () => {}; // No SIGHUP on this system.
+  }
+  return () => Deno.removeSignalListener("SIGHUP", listener);
 }
 
 /** A pending stop request. */
@@ -290,12 +399,20 @@ function report(error: unknown, err: LineWriter): number {
 }
 
 function describe(config: ServeConfig): string {
-  const { tls, ...rest } = config;
-  return JSON.stringify(
-    tls
-      ? { ...rest, tls: { certFile: tls.certFile, keyFile: tls.keyFile } }
-      : rest,
-  );
+  const { tls, auth, ...rest } = config;
+  return JSON.stringify({
+    ...rest,
+    ...(tls ? { tls: { certFile: tls.certFile, keyFile: tls.keyFile } } : {}),
+    // Passwords stay out of logs.
+    ...(auth
+      ? {
+        auth: {
+          ...auth,
+          users: auth.users.map(({ user }) => ({ user, password: "***" })),
+        },
+      }
+      : {}),
+  });
 }
 
 function writeStdout(line: string): void {

@@ -1,9 +1,10 @@
 /**
- * The access-log line format; the filter itself is
+ * The access-log line formats; the filter itself is
  * {@linkcode Filter.accessLog}.
  *
  * @module
  */
+import type { Request } from "./request.ts";
 import { stdoutSink } from "./internal/filters/stdout_sink.ts";
 
 /** Receives one access-log line, without a line break. */
@@ -23,8 +24,38 @@ export type AccessLogSink = (line: string) => void;
  */
 export type TrustProxy = number | readonly string[];
 
+/**
+ * The formats of {@linkcode formatAccessLogLine}:
+ *
+ * - `"default"`: the Common Log Format with the duration at the end.
+ * - `"common"`: the NCSA Common Log Format, as Apache's `common` and
+ *   nginx's default without the last two fields.
+ * - `"combined"`: `common` plus the quoted `Referer` and `User-Agent`, as
+ *   Apache's and nginx's `combined`.
+ * - `"json"`: one JSON object per line, for log pipelines.
+ */
+export type AccessLogFormat = "default" | "common" | "combined" | "json";
+
+/** Every {@linkcode AccessLogFormat}, for checking a user's choice. */
+export const ACCESS_LOG_FORMATS: readonly AccessLogFormat[] = Object.freeze([
+  "default",
+  "common",
+  "combined",
+  "json",
+]);
+
 /** Options of {@linkcode Filter.accessLog}. */
 export interface AccessLogOptions {
+  /** The line format. Default `"default"`. */
+  format?: AccessLogFormat;
+  /**
+   * Who made the request, for the user field. Called after the handler, so
+   * a filter inside this one can record the user it authenticated (in
+   * `req.attributes`, say). When it names nobody, as without it, the
+   * `X-Forwarded-User` or `Gap-Auth` field an authenticating proxy sets
+   * counts.
+   */
+  user?: (req: Request) => string | undefined;
   /** A monotonic clock in milliseconds for durations. Default `performance.now`. */
   now?: () => number;
   /** The wall clock in milliseconds since the epoch for the timestamp. Default `Date.now`. */
@@ -43,7 +74,7 @@ export interface AccessLogOptions {
   trustProxy?: TrustProxy;
   /**
    * Append the identifier `Filter.requestId` assigned (`-` when none) as a
-   * last field. Default `false`.
+   * last field of the text formats. Default `false`; `json` always has it.
    */
   requestId?: boolean;
 }
@@ -68,11 +99,18 @@ export interface AccessLogEntry {
   size: number | undefined;
   /** How long the handler took, in milliseconds. */
   durationMs: number;
+  /** The `Referer` field, for `combined` and `json`. */
+  referer?: string | undefined;
+  /** The `User-Agent` field, for `combined` and `json`. */
+  userAgent?: string | undefined;
   /**
-   * The request identifier, printed as a last field when present (`null`
-   * prints `-`); absent, the line has no such field.
+   * The request identifier. The text formats print it as a last field
+   * when present (`null` prints `-`); absent, the line has no such field.
+   * `json` always has the key, `null` when unknown.
    */
   requestId?: string | null;
+  /** Whether the request came over TLS, for `json`. */
+  tls?: boolean | undefined;
 }
 
 const MONTHS = [
@@ -99,19 +137,25 @@ let cachedSecond = -1;
 let cachedStamp = "";
 
 /**
- * Formats one access-log line in the extended combined format:
+ * Formats one access-log line. The `"default"` format is:
  *
  * `<client_ip> - <user> [dd/MMM/yyyy:HH:mm:ss +0000] "<method> <target> <protocol>" <status> <size> <duration>ms`
  *
- * followed by ` <request_id>` when the entry has a `requestId`. Time is
- * UTC. Unknown fields are `-`; `size` is `-` for a stream of unknown
- * length. The duration is written in milliseconds with three decimals
- * (microsecond resolution). In every
- * field taken from the request, `"` becomes `\"`, `\` becomes `\\` and
- * control characters become `\xHH`, so a hostile request cannot forge or
- * break a line.
+ * `"common"` ends after `<size>`; `"combined"` adds `"<referer>" "<user agent>"`
+ * after it. Each text format is followed by ` <request_id>` when the entry
+ * has a `requestId`. Time is UTC. Unknown fields are `-`; `size` is `-` for
+ * a stream of unknown length. The duration is written in milliseconds with
+ * three decimals (microsecond resolution). In every field taken from the
+ * request, `"` becomes `\"`, `\` becomes `\\` and control characters
+ * become `\xHH`, so a hostile request cannot forge or break a line.
+ *
+ * `"json"` writes one object with the keys `time` (ISO 8601, UTC),
+ * `client_ip`, `user`, `method`, `target`, `protocol`, `status`, `bytes`,
+ * `duration_ms`, `referer`, `user_agent`, `request_id` and `tls`; unknown
+ * values are `null`, and JSON escaping keeps every line one line.
  *
  * @param entry The fields.
+ * @param format The format. Default `"default"`.
  * @returns The line, without a line break.
  *
  * @example Format a line
@@ -133,19 +177,71 @@ let cachedStamp = "";
  * assert.equal(line, '203.0.113.7 - - [02/Jan/2026:03:04:05 +0000] "GET /a\\"b HTTP/1.1" 200 512 1.235ms');
  * ```
  */
-export function formatAccessLogLine(entry: AccessLogEntry): string {
+export function formatAccessLogLine(
+  entry: AccessLogEntry,
+  format: AccessLogFormat = "default",
+): string {
+  switch (format) {
+    case "default":
+      return `${commonLine(entry)} ${entry.durationMs.toFixed(3)}ms${
+        idField(entry)
+      }`;
+    case "common":
+      return commonLine(entry) + idField(entry);
+    case "combined":
+      return `${commonLine(entry)} "${quoted(entry.referer)}" "${
+        quoted(entry.userAgent)
+      }"${idField(entry)}`;
+    case "json":
+      return jsonLine(entry);
+    default:
+      throw new TypeError(
+        `Cannot format an access-log line as "${format}": expected one of ${
+          ACCESS_LOG_FORMATS.join(", ")
+        }`,
+      );
+  }
+}
+
+function commonLine(entry: AccessLogEntry): string {
   const ip = entry.clientIp ? escapeField(entry.clientIp) : "-";
   const user = entry.user ? escapeField(entry.user) : "-";
   const size = entry.size === undefined ? "-" : String(entry.size);
-  const line = `${ip} - ${user} [${timestamp(entry.time)}] "${
+  return `${ip} - ${user} [${timestamp(entry.time)}] "${
     escapeField(entry.method)
   } ${escapeField(entry.target)} ${
     escapeField(entry.protocol)
-  }" ${entry.status} ${size} ${entry.durationMs.toFixed(3)}ms`;
+  }" ${entry.status} ${size}`;
+}
+
+/** The request id as a last field of a text line, when the entry has one. */
+function idField(entry: AccessLogEntry): string {
   const id = entry.requestId;
-  if (id === undefined) return line;
+  if (id === undefined) return "";
   // One field: a space would split it, so it is escaped like a control.
-  return `${line} ${id ? escapeField(id).replaceAll(" ", "\\x20") : "-"}`;
+  return ` ${id ? escapeField(id).replaceAll(" ", "\\x20") : "-"}`;
+}
+
+function quoted(value: string | undefined): string {
+  return value ? escapeField(value) : "-";
+}
+
+function jsonLine(entry: AccessLogEntry): string {
+  return JSON.stringify({
+    time: new Date(entry.time).toISOString(),
+    client_ip: entry.clientIp || null,
+    user: entry.user || null,
+    method: entry.method,
+    target: entry.target,
+    protocol: entry.protocol,
+    status: entry.status,
+    bytes: entry.size ?? null,
+    duration_ms: Math.round(entry.durationMs * 1000) / 1000,
+    referer: entry.referer || null,
+    user_agent: entry.userAgent || null,
+    request_id: entry.requestId || null,
+    tls: entry.tls ?? null,
+  });
 }
 
 /**

@@ -220,3 +220,101 @@ Deno.test("accessLog() as the outermost filter sees the final status", async () 
   await handler(new Request("/"));
   assert.match(lines[0]!, / 203 2 \d+\.\d{3}ms$/);
 });
+
+Deno.test("formatAccessLogLine() writes the common and combined formats", () => {
+  const entry = {
+    ...BASE,
+    referer: "https://a.example/p",
+    userAgent: 'Mozilla/5.0 "x"',
+  };
+  const common =
+    '198.51.100.4 - - [22/Nov/2026:13:05:09 +0000] "GET /index.html HTTP/1.1" 200 1234';
+  assert.equal(formatAccessLogLine(entry, "common"), common);
+  assert.equal(
+    formatAccessLogLine(entry, "combined"),
+    `${common} "https://a.example/p" "Mozilla/5.0 \\"x\\""`,
+  );
+  assert.equal(
+    formatAccessLogLine(BASE, "combined"),
+    `${common} "-" "-"`,
+  );
+  const hostile = formatAccessLogLine(
+    { ...BASE, userAgent: "a\nb\x1b[31m" },
+    "combined",
+  );
+  assert.ok(hostile.endsWith(' "-" "a\\x0ab\\x1b[31m"'), hostile);
+});
+
+Deno.test("formatAccessLogLine() writes one JSON object with null for unknown values", () => {
+  const line = formatAccessLogLine({
+    ...BASE,
+    durationMs: 1.23456,
+    userAgent: "curl/8\n",
+    requestId: "abc-1",
+    tls: true,
+  }, "json");
+  assert.equal(line.includes("\n"), false);
+  assert.deepEqual(JSON.parse(line), {
+    time: "2026-11-22T13:05:09.750Z",
+    client_ip: "198.51.100.4",
+    user: null,
+    method: "GET",
+    target: "/index.html",
+    protocol: "HTTP/1.1",
+    status: 200,
+    bytes: 1234,
+    duration_ms: 1.235,
+    referer: null,
+    user_agent: "curl/8\n",
+    request_id: "abc-1",
+    tls: true,
+  });
+  assert.equal(
+    JSON.parse(formatAccessLogLine({ ...BASE, size: undefined }, "json")).bytes,
+    null,
+  );
+});
+
+Deno.test("formatAccessLogLine() and accessLog() refuse an unknown format", () => {
+  assert.throws(
+    () => formatAccessLogLine(BASE, "apache" as "common"),
+    TypeError,
+  );
+  assert.throws(
+    () => Filter.accessLog(() => {}, { format: "apache" as "common" }),
+    TypeError,
+  );
+});
+
+Deno.test("accessLog() fills the combined and json fields from the request", async () => {
+  const lines: string[] = [];
+  const handler = Filter.accessLog((l) => lines.push(l), { format: "json" })
+    .apply(() => Response.text("hey"));
+  await handler(
+    new Request("/x", {
+      headers: { referer: "https://r.example/", "user-agent": "UA/1" },
+      protocol: "HTTP/2",
+      secure: true,
+      remoteAddress: "192.0.2.3",
+    }),
+  );
+  const entry = JSON.parse(lines[0]!);
+  assert.equal(entry.referer, "https://r.example/");
+  assert.equal(entry.user_agent, "UA/1");
+  assert.equal(entry.protocol, "HTTP/2");
+  assert.equal(entry.tls, true);
+  assert.equal(entry.client_ip, "192.0.2.3");
+  assert.equal(entry.bytes, 3);
+});
+
+Deno.test("accessLog() asks the user option who made the request, after the handler", async () => {
+  const lines: string[] = [];
+  const handler = Filter.accessLog((l) => lines.push(l), {
+    user: (req) => req.attributes.get("user") as string | undefined,
+  }).apply((req) => {
+    req.attributes.set("user", "alice");
+    return Response.text("");
+  });
+  await handler(new Request("/", { headers: { "x-forwarded-user": "eve" } }));
+  assert.ok(lines[0]!.startsWith("- - alice ["), lines[0]);
+});

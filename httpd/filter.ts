@@ -552,10 +552,12 @@ export class Filter {
    * that never blocks requests; see {@linkcode droppedAccessLogLines}.
    *
    * @param sink Receives each line, without a line break.
-   * @param options The trusted proxies, and clocks for tests.
+   * @param options The line format (`default`, `common`, `combined`,
+   * `json`), how to name the user, the trusted proxies, and clocks for tests.
    * @returns The filter.
-   * @throws {TypeError} When `trustProxy` holds an entry that is no IP
-   * address or CIDR range, or a count that is not a non-negative integer.
+   * @throws {TypeError} On an unknown format, or when `trustProxy` holds an
+   * entry that is no IP address or CIDR range, or a count that is not a
+   * non-negative integer.
    *
    * @example Log to an array
    * ```ts
@@ -566,6 +568,23 @@ export class Filter {
    * const handler = Filter.accessLog((line) => lines.push(line)).apply(() => Response.text("hi"));
    * await handler(new Request("/a?b=1", { remoteAddress: "192.0.2.1" }));
    * assert.match(lines[0]!, /^192\.0\.2\.1 - - \[.+\] "GET \/a\?b=1 HTTP\/1\.1" 200 2 \d+\.\d{3}ms$/);
+   * ```
+   *
+   * @example One JSON object per line
+   * ```ts
+   * import { Filter, Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const lines: string[] = [];
+   * const handler = Filter.accessLog((line) => lines.push(line), { format: "json" })
+   *   .apply(() => Response.text("hi"));
+   * await handler(new Request("/", { headers: { "user-agent": "curl/8.5" }, secure: true }));
+   * const entry = JSON.parse(lines[0]!);
+   * assert.equal(entry.status, 200);
+   * assert.equal(entry.bytes, 2);
+   * assert.equal(entry.user_agent, "curl/8.5");
+   * assert.equal(entry.tls, true);
+   * assert.equal(typeof entry.duration_ms, "number");
    * ```
    */
   static accessLog(sink?: AccessLogSink, options?: AccessLogOptions): Filter {

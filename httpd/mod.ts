@@ -24,7 +24,9 @@
  */
 export { AcceptEncoding, type AcceptEncodingEntry } from "./accept_encoding.ts";
 export {
+  ACCESS_LOG_FORMATS,
   type AccessLogEntry,
+  type AccessLogFormat,
   type AccessLogOptions,
   type AccessLogSink,
   droppedAccessLogLines,
@@ -46,9 +48,25 @@ export {
   DEFAULT_COMPRESS_THRESHOLD,
   DEFAULT_COMPRESSION_ENCODINGS,
 } from "./compress.ts";
+export {
+  type Cookie,
+  type CookieAttributes,
+  deleteCookie,
+  getCookies,
+  type HasHeaders,
+  setCookie,
+} from "./cookies.ts";
 export type { CorsOptions, CorsOrigin } from "./cors.ts";
 export { HttpError, type HttpErrorOptions } from "./errors.ts";
 export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
+export {
+  DEFAULT_FORM_DATA_LIMITS,
+  type FormDataLimits,
+  type FormDataOptions,
+  FormPart,
+  type FormPartInit,
+} from "./form_data.ts";
+export { FormDataError, type FormDataErrorCode } from "./form_data_error.ts";
 export {
   type AddHeaderIfEnvOptions,
   type AddHeaderIfOptions,
@@ -80,16 +98,28 @@ export {
 } from "./response.ts";
 export { type MountOptions, RouteGroup, Router } from "./router.ts";
 export {
+  type CookieSecret,
+  type CookieSecrets,
+  getSignedCookie,
+  setSignedCookie,
+} from "./signed_cookies.ts";
+export {
+  type ListenAddress,
+  type ListenerOptions,
   Server,
   ServerBuilder,
   type ServerOptions,
   type TlsOptions,
 } from "./server.ts";
 export {
+  type CacheRule,
   DEFAULT_INDEX_FILES,
   DEFAULT_MAX_CACHED_FILE_SIZE,
   DEFAULT_MEMORY_LIMIT,
+  DEFAULT_NOT_FOUND_FILE,
   DEFAULT_STAT_TTL_MS,
+  type DotfilesMode,
+  IMMUTABLE_CACHE_CONTROL,
   StaticFileHandler,
   StaticFileHandlerBuilder,
   type StaticFileOptions,

@@ -4,9 +4,11 @@
  * @module
  */
 import { HttpError } from "./errors.ts";
+import type { FormDataOptions, FormPart } from "./form_data.ts";
 import { type HeadersInit, HttpHeaders } from "./headers.ts";
 import { ChunkQueue } from "./internal/chunk_queue.ts";
 import { GatheringReader } from "./internal/gathering_reader.ts";
+import { readFormData, readParts } from "./internal/multipart/form.ts";
 
 /** Default cap on a request body read through {@linkcode Request}: the
  * common 1 MiB of nginx's `client_max_body_size` and Fastify's `bodyLimit`. */
@@ -28,6 +30,12 @@ export interface BodyReader {
   cancel(): void;
   /** The declared length (Content-Length), when known. */
   readonly length: number | undefined;
+  /**
+   * The trailer fields that ended the body (an HTTP/1.1 chunked trailer
+   * section, an HTTP/2 trailing HEADERS frame), empty when none came;
+   * `undefined` until the body has been read to its end.
+   */
+  readonly trailers?: HttpHeaders | undefined;
 }
 
 /** Options of the {@linkcode Request} constructor. */
@@ -46,6 +54,8 @@ export interface RequestInit {
   secure?: boolean;
   /** Cap on the bytes a body read may return. Default 1 MiB. */
   bodyLimit?: number;
+  /** Trailer fields, seen once the body has been read. */
+  trailers?: HeadersInit;
 }
 
 /** Fields the protocol drivers fill in; see {@linkcode createRequest}. */
@@ -103,7 +113,10 @@ export class Request {
   readonly target: string;
   /** `HTTP/1.0`, `HTTP/1.1` or `HTTP/2`. */
   readonly protocol: string;
-  /** The peer's IP address, when known. */
+  /**
+   * The peer's IP address, when known; on a Unix socket, `unix:` and the
+   * peer's path (usually empty), as nginx's `$remote_addr` gives it.
+   */
   readonly remoteAddress: string | undefined;
   /** Whether the request came over TLS. */
   readonly secure: boolean;
@@ -191,7 +204,9 @@ export class Request {
     this.#headers = init?.headers instanceof HttpHeaders
       ? init.headers
       : new HttpHeaders(init?.headers);
-    this.#reader = init?.body == null ? null : readerOf(init.body);
+    this.#reader = init?.body == null
+      ? null
+      : readerOf(init.body, init.trailers);
   }
 
   /** The header fields (names in lower case). */
@@ -294,6 +309,34 @@ export class Request {
   /** Whether the body was already read. */
   get bodyUsed(): boolean {
     return this.#used;
+  }
+
+  /**
+   * The trailer fields the client sent after the body (RFC 9110 section
+   * 6.5): an HTTP/1.1 chunked trailer section or an HTTP/2 trailing HEADERS
+   * frame, as gRPC clients send. `undefined` until the body has been read
+   * to its end; then the fields, empty when none came. They are never
+   * merged into {@linkcode Request.headers}.
+   *
+   * @example Read trailers after the body
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const req = new Request("/", {
+   *   method: "POST",
+   *   body: "data",
+   *   trailers: { "x-checksum": "8d777f38" },
+   * });
+   * const before = req.trailers;
+   * await req.text();
+   * assert.equal(before, undefined);
+   * assert.equal(req.trailers?.get("x-checksum"), "8d777f38");
+   * ```
+   */
+  get trailers(): HttpHeaders | undefined {
+    const reader = this.#reader;
+    return reader === null ? new HttpHeaders() : reader.trailers;
   }
 
   /**
@@ -403,6 +446,91 @@ export class Request {
   }
 
   /**
+   * Reads the body as a form: `application/x-www-form-urlencoded`, or
+   * `multipart/form-data` (RFC 7578) with file parts as `File` objects.
+   * The whole form is held in memory, within {@linkcode Request.bodyLimit};
+   * use {@linkcode Request.parts} to stream uploads instead.
+   *
+   * @param options Form limits to change from `DEFAULT_FORM_DATA_LIMITS`.
+   * @returns The form.
+   * @throws {FormDataError} 415 for another content type (the body is left
+   * unread), 400 for a broken body, 413 over a limit.
+   *
+   * @example Read a URL-encoded form
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const req = new Request("/", {
+   *   method: "POST",
+   *   headers: { "content-type": "application/x-www-form-urlencoded" },
+   *   body: "name=Ada+Lovelace&lang=en",
+   * });
+   * const form = await req.formData();
+   * assert.equal(form.get("name"), "Ada Lovelace");
+   * ```
+   */
+  formData(options?: FormDataOptions): Promise<FormData> {
+    return readFormData(
+      () => this.#reader === null ? null : this.#take(),
+      this.#headers.get("content-type"),
+      this.bodyLimit,
+      options,
+    );
+  }
+
+  /**
+   * Reads a `multipart/form-data` body one part at a time, for uploads that
+   * must not be held in memory: each part's `body` stream reads the
+   * connection only as it is read (backpressure), and moving to the next
+   * part skips what is left of the current one. The request's
+   * {@linkcode Request.bodyLimit} still caps the whole body: raise it first
+   * for large uploads.
+   *
+   * @param options Form limits to change from `DEFAULT_FORM_DATA_LIMITS`.
+   * @returns The parts, read as they are iterated.
+   * @throws {FormDataError} At once for another content type (415, the
+   * body is left unread) or a declared length over `bodyLimit` (413);
+   * while iterating, 400 for a broken body and 413 over a limit.
+   *
+   * @example Stream each file to disk
+   * ```ts
+   * import { Request } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const form = new FormData();
+   * form.append("title", "notes");
+   * form.append("doc", new File(["hello"], "a.txt", { type: "text/plain" }));
+   * const web = new globalThis.Request("http://x/", { method: "POST", body: form });
+   * const req = new Request("/", {
+   *   method: "POST",
+   *   headers: { "content-type": web.headers.get("content-type")! },
+   *   body: web.body!,
+   * });
+   * const seen: string[] = [];
+   * for await (const part of req.parts()) {
+   *   if (!part.isFile) {
+   *     seen.push(`${part.name}=${await part.text()}`);
+   *     continue;
+   *   }
+   *   const path = await Deno.makeTempFile();
+   *   await part.body.pipeTo((await Deno.create(path)).writable);
+   *   seen.push(`${part.filename}: ${(await Deno.stat(path)).size} bytes`);
+   *   await Deno.remove(path);
+   * }
+   * assert.deepEqual(seen, ["title=notes", "a.txt: 5 bytes"]);
+   * ```
+   */
+  parts(options?: FormDataOptions): AsyncIterableIterator<FormPart> {
+    return readParts(
+      () => this.#reader === null ? null : this.#take(),
+      this.#headers.get("content-type"),
+      this.bodyLimit,
+      options,
+    );
+  }
+
+  /**
    * A declared length above the limit answers 413 before any byte is read,
    * so an HTTP/1.1 client that waits for `100 Continue` never gets it and
    * never sends the body (RFC 9110 section 10.1.1).
@@ -444,14 +572,22 @@ function tooLarge(limit: number): HttpError {
 
 function readerOf(
   body: Uint8Array | string | ReadableStream<Uint8Array>,
+  trailers: HeadersInit | undefined,
 ): BodyReader {
+  const ended = () => {
+    out.trailers ??= new HttpHeaders(trailers);
+  };
+  let out: { -readonly [K in keyof BodyReader]: BodyReader[K] };
   if (body instanceof ReadableStream) {
     const reader = body.getReader();
-    return {
+    return out = {
       length: undefined,
+      trailers: undefined,
       read: async () => {
         const { value, done } = await reader.read();
-        return done ? null : value;
+        if (!done) return value;
+        ended();
+        return null;
       },
       cancel: () => void reader.cancel().catch(() => {}),
     };
@@ -459,11 +595,13 @@ function readerOf(
   let bytes: Uint8Array | null = typeof body === "string"
     ? encoder.encode(body)
     : body;
-  return {
+  return out = {
     length: bytes.byteLength,
+    trailers: undefined,
     read: () => {
       const chunk = bytes;
       bytes = null;
+      if (chunk === null) ended();
       return Promise.resolve(chunk);
     },
     cancel: () => {

@@ -15,6 +15,8 @@ export interface ResponseInit {
   status?: number;
   /** The header fields. */
   headers?: HeadersInit;
+  /** Trailer fields, sent after the body; see {@linkcode Response.trailers}. */
+  trailers?: HeadersInit;
 }
 
 const TEXT = "text/plain; charset=utf-8";
@@ -47,6 +49,33 @@ export class Response {
   headers: HttpHeaders;
   /** The content. */
   body: Body;
+  /**
+   * Trailer fields, sent after the body (RFC 9110 section 6.5): on HTTP/2
+   * as a trailing HEADERS frame, on HTTP/1.1 in the chunked coding's
+   * trailer section when the request's `TE` lists `trailers` (otherwise
+   * they are dropped, as clients that did not ask may discard them). They
+   * are read once the body has been sent, so a streamed body may fill them
+   * in as it ends (a checksum, a gRPC status). The names present when the
+   * head is sent are announced in `Trailer` unless the handler set it.
+   * Fields that frame, route, authenticate or describe the message
+   * (`Content-Length`, `Content-Type`, `Set-Cookie`, ...) are never sent
+   * as trailers.
+   *
+   * @example Send a checksum after a streamed body
+   * ```ts
+   * import { HttpHeaders, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const trailers = new HttpHeaders();
+   * const res = new Response(ReadableStream.from(["a", "b"].map((s) => new TextEncoder().encode(s))), {
+   *   headers: { trailer: "x-checksum" },
+   *   trailers,
+   * });
+   * trailers.set("x-checksum", "c4a2");
+   * assert.equal(res.trailers?.get("x-checksum"), "c4a2");
+   * ```
+   */
+  trailers: HttpHeaders | undefined;
 
   /**
    * Creates a response.
@@ -57,6 +86,10 @@ export class Response {
    */
   constructor(body?: ResponseBodyInit, init?: ResponseInit) {
     this.status = init?.status ?? 200;
+    const trailers = init?.trailers;
+    this.trailers = trailers === undefined || trailers instanceof HttpHeaders
+      ? trailers
+      : new HttpHeaders(trailers);
     const headers = init?.headers;
     if (typeof body === "string") {
       this.body = Body.of(body);

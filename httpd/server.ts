@@ -13,6 +13,15 @@ import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
 import type { ServedConnection, ServerContext } from "./internal/conn/types.ts";
 import { detectProtocol } from "./internal/conn/detect.ts";
+import {
+  closeListeners,
+  type ListenerSpec,
+  listenerSpecs,
+  type OpenListener,
+  openListener,
+  openListeners,
+  remoteAddressOf,
+} from "./internal/conn/listeners.ts";
 
 /** PEM-encoded certificate chain and private key for HTTPS. */
 export interface TlsOptions {
@@ -22,18 +31,65 @@ export interface TlsOptions {
   key: string;
 }
 
-/** Options of {@linkcode Server}. */
-export interface ServerOptions {
-  /** The handler that answers every request. */
-  handler: Handler;
-  /** The TCP port; 0 picks a free one (read it from `server.port`). Default 8080. */
+/**
+ * One address a server listens on: a TCP port (HTTP, or HTTPS with `tls`)
+ * or a Unix socket `path`.
+ */
+export interface ListenerOptions {
+  /** The TCP port; 0 picks a free one (read it from `server.addresses`). Default 8080. */
   port?: number;
   /** The address to bind, IPv4 or IPv6. Default `0.0.0.0`. */
   bindAddress?: string;
+  /**
+   * Listen on this Unix domain socket instead of TCP (not with `port`,
+   * `bindAddress`, `tls` or `reusePort`). The file must not exist yet; it
+   * is removed when the server stops.
+   */
+  path?: string;
   /** Serve HTTPS with this certificate. */
   tls?: TlsOptions;
   /** ALPN protocols offered over TLS, preferred first. Default `["h2", "http/1.1"]`. */
   alpnProtocols?: string[];
+  /** Let several processes bind the same port (Linux `SO_REUSEPORT`). Default `false`. */
+  reusePort?: boolean;
+}
+
+/** Where a server listens, as {@linkcode ServerOptions.onListen} and {@linkcode Server.addresses} give it. */
+export type ListenAddress =
+  | {
+    /** A TCP socket. */
+    readonly transport: "tcp";
+    /** The bound address. */
+    readonly hostname: string;
+    /** The bound port. */
+    readonly port: number;
+    /** Whether it serves HTTPS. */
+    readonly secure: boolean;
+  }
+  | {
+    /** A Unix domain socket. */
+    readonly transport: "unix";
+    /** The socket's path. */
+    readonly path: string;
+    /** Always `false`. */
+    readonly secure: false;
+  };
+
+/** Options of {@linkcode Server}. */
+export interface ServerOptions extends ListenerOptions {
+  /** The handler that answers every request. */
+  handler: Handler;
+  /**
+   * Several addresses to listen on, such as IPv4 and IPv6, or HTTP and
+   * HTTPS, all served by the same handler and stopped together. When set,
+   * the top-level `port`, `bindAddress`, `path`, `tls`, `alpnProtocols`
+   * and `reusePort` must not be.
+   */
+  listeners?: ListenerOptions[];
+  /** Stops the server gracefully when aborted, like `stop()`. */
+  signal?: AbortSignal;
+  /** Called once per listener when it is bound, with its address. */
+  onListen?: (address: ListenAddress) => void;
   /** Limits and timeouts to change from {@linkcode DEFAULT_LIMITS}. */
   limits?: Partial<ServerLimits>;
   /** Accept HTTP/2 (TLS ALPN `h2` and plaintext prior knowledge). Default `true`. */
@@ -46,8 +102,6 @@ export interface ServerOptions {
    * bench/RESULTS.md), so only servers that use it pay for it.
    */
   requestContext?: boolean;
-  /** Let several processes bind the same port (Linux `SO_REUSEPORT`). Default `false`. */
-  reusePort?: boolean;
   /** The build facts behind `Server` / `X-Service-Build`. Default `BuildInfo.current()`. */
   buildInfo?: BuildInfo;
   /** Reports a handler failure. Default: one line on standard error. */
@@ -79,33 +133,33 @@ export interface ServerOptions {
 export class Server implements AsyncDisposable {
   #options: ServerOptions;
   #context: ServerContext;
-  #listener: Deno.Listener | undefined;
+  #specs: ListenerSpec[];
+  #listeners: OpenListener[] = [];
+  #started = false;
   #connections = new Set<ServedConnection>();
   #pending = new Set<Promise<void>>();
   /** Sockets in TLS handshake or protocol detection: no request yet. */
   #detecting = new Set<Deno.Conn>();
-  #accepting: Promise<void> | undefined;
+  /** The accept loop of each open listener. */
+  #loops = new Map<OpenListener, Promise<void>>();
   #stopping: Promise<void> | undefined;
   #rejected = 0;
+  #finished = Promise.withResolvers<void>();
+  #onAbort = (): void => void this.stop();
 
   /**
    * Creates a server; nothing listens until {@linkcode Server.start}.
    *
-   * @param options The handler, address, TLS and limits.
-   * @throws {TypeError} When there is no handler.
+   * @param options The handler, addresses, TLS and limits.
+   * @throws {TypeError} When there is no handler, or the addresses conflict
+   * (`listeners` with top-level address fields, `path` with `port`).
    * @throws {RangeError} On a port outside 0 to 65535 or a negative limit.
    */
   constructor(options: ServerOptions) {
     if (typeof options?.handler !== "function") {
       throw new TypeError("Cannot create a server: no handler set");
     }
-    const port = options.port;
-    if (
-      port !== undefined &&
-      (!Number.isInteger(port) || port < 0 || port > 65535)
-    ) {
-      throw new RangeError(`Cannot use port ${port}: expected 0 to 65535`);
-    }
+    this.#specs = listenerSpecs(options);
     this.#options = options;
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
@@ -143,19 +197,27 @@ export class Server implements AsyncDisposable {
     return new ServerBuilder();
   }
 
-  /** The bound port (useful with port 0). Throws before `start()`. */
+  /**
+   * The bound port of the first TCP listener (useful with port 0). Throws
+   * before `start()`, and when every listener is a Unix socket.
+   */
   get port(): number {
     return this.#address().port;
   }
 
-  /** The bound address. Throws before `start()`. */
+  /** The bound address of the first TCP listener. Throws like `port`. */
   get hostname(): string {
     return this.#address().hostname;
   }
 
-  /** Whether the server listens over TLS. */
+  /** Whether the first listener serves HTTPS. */
   get secure(): boolean {
-    return this.#options.tls !== undefined;
+    return this.#specs[0]!.tls !== undefined;
+  }
+
+  /** Where the server listens, one entry per listener; empty before `start()`. */
+  get addresses(): ListenAddress[] {
+    return this.#listeners.map((open) => open.address);
   }
 
   /**
@@ -197,41 +259,138 @@ export class Server implements AsyncDisposable {
   }
 
   /**
-   * Binds the address and starts accepting connections.
+   * Settles when the server has stopped: after `stop()`, an aborted
+   * `signal`, or `await using` ends, once every connection is closed.
+   */
+  get finished(): Promise<void> {
+    return this.#finished.promise;
+  }
+
+  /**
+   * Binds every address and starts accepting connections. With a `signal`
+   * that is already aborted, nothing is bound and the server is finished.
    *
-   * @returns A promise that settles once the port is bound.
-   * @throws {Deno.errors.AddrInUse} When the address is taken.
+   * @returns A promise that settles once every address is bound.
+   * @throws {Deno.errors.AddrInUse} When an address is taken; none stays
+   * bound then.
    */
   start(): Promise<void> {
-    if (this.#listener) return Promise.resolve();
-    const options = this.#options;
-    const hostname = options.bindAddress ?? "0.0.0.0";
-    const port = options.port ?? 8080;
-    const h2 = options.http2 ?? true;
-    if (options.tls) {
-      const alpn = options.alpnProtocols ??
-        (h2 ? ["h2", "http/1.1"] : ["http/1.1"]);
-      this.#listener = Deno.listenTls(
-        {
-          hostname,
-          port,
-          cert: options.tls.cert,
-          key: options.tls.key,
-          alpnProtocols: alpn,
-          // Needs --unstable-net on Deno 2.9, like reusePort on Deno.listen.
-          ...(options.reusePort ? { reusePort: true } : {}),
-        } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
-      );
-    } else {
-      this.#listener = Deno.listen({
-        hostname,
-        port,
-        transport: "tcp",
-        ...(options.reusePort ? { reusePort: true } : {}),
-      });
+    if (this.#started) return Promise.resolve();
+    const { signal, onListen } = this.#options;
+    if (signal?.aborted) {
+      this.#started = true;
+      this.#stopping = Promise.resolve();
+      this.#finished.resolve();
+      return Promise.resolve();
     }
-    this.#accepting = this.#acceptLoop(this.#listener);
+    this.#listeners = openListeners(this.#specs, this.#options.http2 ?? true);
+    this.#started = true;
+    for (const open of this.#listeners) this.#accept(open);
+    signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (onListen) {
+      for (const open of this.#listeners) {
+        onListen(open.address);
+      }
+    }
     return Promise.resolve();
+  }
+
+  /**
+   * Replaces the certificate and key of every HTTPS listener while the
+   * server runs: connections accepted from now on get the new certificate;
+   * open ones keep theirs and finish as they would.
+   *
+   * With `reusePort` (which needs Deno's `--unstable-net`), a listener with
+   * the new certificate opens on the same port before the old one closes,
+   * so no connection is refused; only one that the kernel queued on the
+   * old listener in the instant it closes may be reset. Without it, the old
+   * listener closes first and the port is bound again at once: for that
+   * moment, well under a millisecond, new connections are refused. Either
+   * way, a pair that does not load is refused before anything changes.
+   *
+   * @param tls The new PEM certificate chain and key.
+   * @returns A promise that settles once new connections get the new
+   * certificate.
+   * @throws {TypeError} When the server is not started, is stopping, or
+   * has no HTTPS listener.
+   * @throws {Error} When the certificate and key do not load (the old ones
+   * stay in use).
+   *
+   * @example Renew a certificate
+   * ```ts ignore
+   * import { Response, Server } from "@org/httpd";
+   *
+   * const read = async () => ({
+   *   cert: await Deno.readTextFile("cert.pem"),
+   *   key: await Deno.readTextFile("key.pem"),
+   * });
+   * const server = new Server({
+   *   port: 8443,
+   *   tls: await read(),
+   *   reusePort: true, // with deno run --unstable-net: no refused connection
+   *   handler: () => Response.text("ok"),
+   * });
+   * await server.start();
+   * Deno.addSignalListener("SIGHUP", async () => await server.setTls(await read()));
+   * ```
+   */
+  async setTls(tls: TlsOptions): Promise<void> {
+    if (this.#listeners.length === 0 || this.#stopping) {
+      throw new TypeError(
+        "Cannot replace the certificate: the server is not running",
+      );
+    }
+    const targets = this.#listeners.filter((open) => open.spec.tls);
+    if (targets.length === 0) {
+      throw new TypeError(
+        "Cannot replace the certificate: the server does not use TLS",
+      );
+    }
+    const http2 = this.#options.http2 ?? true;
+    // Load the pair first, so a bad one leaves the server as it was.
+    const probe = { ...targets[0]!.spec, port: 0, reusePort: false, tls };
+    closeListeners([openListener(probe, http2)]);
+    for (const old of targets) {
+      const port = old.address.transport === "tcp" ? old.address.port : 0;
+      const spec = { ...old.spec, port, tls };
+      let next: OpenListener;
+      if (old.spec.reusePort) {
+        next = openListener(spec, http2);
+        this.#replace(old, next);
+        closeListeners([old]);
+      } else {
+        closeListeners([old]);
+        // The port is free once the pending accept has let go of the socket.
+        await this.#loops.get(old);
+        // A stop that came meanwhile closed what there was: nothing to reopen.
+        if (this.#stopping) return;
+        try {
+          next = openListener(spec, http2);
+        } catch (error) {
+          // Someone took the port in between: serve on with the old pair.
+          this.#replace(
+            old,
+            openListener({ ...spec, tls: old.spec.tls }, http2),
+          );
+          throw error;
+        }
+        this.#replace(old, next);
+      }
+      this.#accept(next);
+    }
+    this.#specs = this.#specs.map((spec) => spec.tls ? { ...spec, tls } : spec);
+  }
+
+  /** Puts `next` where `old` was in the list of listeners. */
+  #replace(old: OpenListener, next: OpenListener): void {
+    this.#listeners = this.#listeners.map((open) => open === old ? next : open);
+  }
+
+  /** Runs the accept loop of a listener, remembered until it ends. */
+  #accept(open: OpenListener): void {
+    const loop = this.#acceptLoop(open);
+    this.#loops.set(open, loop);
+    loop.finally(() => this.#loops.delete(open));
   }
 
   /**
@@ -255,14 +414,18 @@ export class Server implements AsyncDisposable {
   }
 
   async #stop(): Promise<void> {
-    const listener = this.#listener;
-    if (!listener) return;
     try {
-      listener.close();
-    } catch {
-      // Already closed.
+      await this.#drain();
+    } finally {
+      this.#finished.resolve();
     }
-    await this.#accepting;
+  }
+
+  async #drain(): Promise<void> {
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    if (this.#listeners.length === 0) return;
+    closeListeners(this.#listeners);
+    await Promise.all(this.#loops.values());
     // A socket that has not sent a request yet has nothing in flight.
     for (const conn of this.#detecting) close(conn);
     await Promise.allSettled([...this.#pending]);
@@ -278,14 +441,19 @@ export class Server implements AsyncDisposable {
     await all;
   }
 
-  #address(): Deno.NetAddr {
-    if (!this.#listener) {
+  #address(): { hostname: string; port: number } {
+    if (this.#listeners.length === 0) {
       throw new TypeError("Cannot read the address: the server is not started");
     }
-    return this.#listener.addr as Deno.NetAddr;
+    for (const { address } of this.#listeners) {
+      if (address.transport === "tcp") return address;
+    }
+    throw new TypeError(
+      "Cannot read the address: the server listens on Unix sockets only",
+    );
   }
 
-  async #acceptLoop(listener: Deno.Listener): Promise<void> {
+  async #acceptLoop({ listener, spec }: OpenListener): Promise<void> {
     while (true) {
       let conn: Deno.Conn;
       try {
@@ -303,18 +471,17 @@ export class Server implements AsyncDisposable {
         close(conn);
         continue;
       }
-      const setup = this.#setup(conn);
+      const setup = this.#setup(conn, spec);
       this.#pending.add(setup);
       setup.finally(() => this.#pending.delete(setup));
     }
   }
 
-  async #setup(conn: Deno.Conn): Promise<void> {
+  async #setup(conn: Deno.Conn, spec: ListenerSpec): Promise<void> {
     const context = this.#context;
-    const remote = conn.remoteAddr as Deno.NetAddr;
     const info = {
-      remoteAddress: remote.hostname,
-      secure: this.#options.tls !== undefined,
+      remoteAddress: remoteAddressOf(conn),
+      secure: spec.tls !== undefined,
     };
     let served: ServedConnection;
     this.#detecting.add(conn);
@@ -333,7 +500,7 @@ export class Server implements AsyncDisposable {
           info,
         );
       } else {
-        (conn as Deno.TcpConn).setNoDelay(true);
+        if (spec.transport === "tcp") (conn as Deno.TcpConn).setNoDelay(true);
         const detected = await detectProtocol(
           conn,
           context.limits.headerTimeoutMs,
@@ -421,6 +588,52 @@ export class ServerBuilder {
    */
   bindAddress(address: string): this {
     this.#options.bindAddress = address;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.path}: listens on a Unix domain socket
+   * instead of a TCP port.
+   *
+   * @param path The socket's path.
+   * @returns This builder.
+   */
+  path(path: string): this {
+    this.#options.path = path;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.listeners}: several addresses, each a
+   * TCP port (with or without TLS) or a Unix socket.
+   *
+   * @param listeners The addresses.
+   * @returns This builder.
+   */
+  listeners(...listeners: ListenerOptions[]): this {
+    this.#options.listeners = listeners;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.signal}: aborting it stops the server.
+   *
+   * @param signal The signal.
+   * @returns This builder.
+   */
+  signal(signal: AbortSignal): this {
+    this.#options.signal = signal;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.onListen}, called with each bound address.
+   *
+   * @param fn Receives the address.
+   * @returns This builder.
+   */
+  onListen(fn: (address: ListenAddress) => void): this {
+    this.#options.onListen = fn;
     return this;
   }
 

@@ -12,6 +12,8 @@ import { createStaticHandler } from "./internal/static/handler.ts";
 import {
   checkBoolean,
   checkCacheControl,
+  checkCacheRules,
+  checkDotfiles,
   checkEmbedded,
   checkFallback,
   checkFetch,
@@ -19,15 +21,19 @@ import {
   checkNonNegative,
   checkRoot,
   checkUrlPrefix,
+  type DotfilesMode,
   resolveStaticFileOptions,
   type RootSpec,
 } from "./internal/static/options.ts";
 
+export { IMMUTABLE_CACHE_CONTROL } from "./internal/static/fingerprint.ts";
 export {
   DEFAULT_INDEX_FILES,
   DEFAULT_MAX_CACHED_FILE_SIZE,
   DEFAULT_MEMORY_LIMIT,
+  DEFAULT_NOT_FOUND_FILE,
   DEFAULT_STAT_TTL_MS,
+  type DotfilesMode,
 } from "./internal/static/options.ts";
 
 /**
@@ -88,6 +94,15 @@ export interface StaticFileOptions {
    */
   cacheControl?: string;
   /**
+   * `Cache-Control` values by path, tried in order before `cacheControl`:
+   * the first rule whose `match` glob matches the file's URL path gives
+   * the value. Globs work as in `.gitignore`: `*` stays within a segment,
+   * `**` spans segments (`assets/**`), `{a,b}` and `[a-z]` are
+   * alternatives, and a pattern without `/` matches the file name at any
+   * depth (`*.html`). Default: none.
+   */
+  cacheRules?: readonly CacheRule[];
+  /**
    * Send `Cache-Control: public, max-age=31536000, immutable` for
    * fingerprinted file names (such as `app.3f9a1c2e.js`: a segment of 8+
    * letters and digits before the extension), whatever `cacheControl` says.
@@ -95,8 +110,8 @@ export interface StaticFileOptions {
    * content hash.
    */
   immutableFingerprinted?: boolean;
-  /** Serve `.br` and `.gz` sidecar files when the client accepts them.
-   * Default `false`. */
+  /** Serve `.zst`, `.br` and `.gz` sidecar files when the client accepts
+   * them. Default `false`. */
   preferPrecompressed?: boolean;
   /**
    * Single-page mode: this file (a path below the roots, such as
@@ -106,11 +121,33 @@ export interface StaticFileOptions {
    */
   spaFallback?: string;
   /**
-   * The file (a path below the roots, such as `404.html`) that answers,
-   * with status 404, requests that match no file. Default: none, a plain
-   * text 404. Excludes `spaFallback`.
+   * The file (a path below the roots, such as `errors/404.html`) that
+   * answers, with status 404, requests that match no file. Default:
+   * {@linkcode DEFAULT_NOT_FOUND_FILE} (`404.html`) when it exists and
+   * `spaFallback` is not set, else a plain text 404. `false` always
+   * answers with the plain text. A file name excludes `spaFallback`.
    */
-  notFoundFile?: string;
+  notFoundFile?: string | false;
+  /**
+   * Answer a directory that has no index file with a listing of its
+   * files: an HTML page (names escaped, sizes, modification times,
+   * directories first, a link to the parent), or JSON when `Accept`
+   * prefers `application/json`. A real directory is listed even in
+   * single-page mode; a path that names nothing still gets the fallback.
+   * Directories below `http(s):` roots are not listed. Default `false`.
+   */
+  directoryListing?: boolean;
+  /**
+   * What a path segment starting with `.` (a dotfile or dot-directory,
+   * such as `.env` or `.git/`) does, apart from `/.well-known/` (RFC 8615),
+   * which is always served:
+   *
+   * - `"ignore"` (the default): it is missing, so it gets the 404 answer,
+   *   and listings leave it out.
+   * - `"allow"`: it is served and listed like any other file.
+   * - `"deny"`: it gets 403 Forbidden, and listings leave it out.
+   */
+  dotfiles?: DotfilesMode;
   /**
    * The file names tried, in order, for a directory path. Default
    * {@linkcode DEFAULT_INDEX_FILES} (`index.html`). Empty: directories are
@@ -145,6 +182,37 @@ export interface StaticFileOptions {
 }
 
 /**
+ * One rule of {@linkcode StaticFileOptions.cacheRules}.
+ *
+ * @example Fingerprinted assets for a year, HTML revalidated
+ * ```ts
+ * import { type CacheRule, Request, staticFiles } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.mkdir(`${dir}/assets`);
+ * await Deno.writeTextFile(`${dir}/assets/app.js`, "console.log(1);");
+ * await Deno.writeTextFile(`${dir}/index.html`, "<!doctype html>");
+ * const rules: CacheRule[] = [
+ *   { match: "assets/**", cacheControl: "public, max-age=31536000, immutable" },
+ *   { match: "*.html", cacheControl: "no-cache" },
+ * ];
+ * const handler = staticFiles({ roots: [dir], cacheRules: rules, cacheControl: "max-age=60" });
+ * const script = await handler(new Request("/assets/app.js"));
+ * assert.equal(script.headers.get("cache-control"), "public, max-age=31536000, immutable");
+ * const page = await handler(new Request("/"));
+ * assert.equal(page.headers.get("cache-control"), "no-cache");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export interface CacheRule {
+  /** A glob over the URL path, such as `assets/**` or `*.html`. */
+  match: string;
+  /** The `Cache-Control` value for the files it matches. */
+  cacheControl: string;
+}
+
+/**
  * Creates a handler that serves static files.
  *
  * What it does, by RFC 9110 section:
@@ -159,15 +227,22 @@ export interface StaticFileOptions {
  * - Ranges (section 14): single, open-ended, suffix, and several ranges as
  *   `multipart/byteranges`, merged when they overlap and refused (whole
  *   200) when abusive; `If-Range`; 416 with `Content-Range: bytes * /size`.
- * - Precompressed `.br` / `.gz` sidecars, chosen by the client's q-values,
- *   each with its own ETag and with `Vary: Accept-Encoding` on every 200,
- *   206 and 304 of a file that has one. A sidecar older than its file, or
- *   not the one the index lists (size, time, SHA-256), is never served.
+ * - Precompressed `.zst` / `.br` / `.gz` sidecars, chosen by the client's
+ *   q-values (zstd, then brotli, then gzip when they tie: zstd decodes
+ *   fastest at a size close to brotli's), each with its own ETag and with
+ *   `Vary: Accept-Encoding` on every 200, 206 and 304 of a file that has
+ *   one. A sidecar older than its file, or not the one the index lists
+ *   (size, time, SHA-256), is never served.
  * - A directory path without a trailing slash redirects (301) to the slash
  *   form when it has an index file; the slash form serves the index file.
+ * - With `directoryListing`, a directory without an index file is listed
+ *   (HTML, or JSON when `Accept` prefers it), and its path without the
+ *   trailing slash redirects to the slash form.
+ * - A miss answers with `404.html` and status 404 when the roots have one
+ *   (see `notFoundFile`).
  * - Hostile paths (`..` in any encoding, encoded slashes, backslashes,
- *   invalid UTF-8, NUL) get 400; dotfiles get 404 except `/.well-known/`;
- *   a symlink that leads outside the root is refused.
+ *   invalid UTF-8, NUL) get 400; dotfiles get 404 except `/.well-known/`
+ *   (see `dotfiles`); a symlink that leads outside the root is refused.
  * - Single-page mode answers with the application shell (status 200,
  *   `Cache-Control: no-cache`, `Vary: Accept`) only for GET and HEAD of an
  *   extension-less path whose `Accept` lists `text/html`; a real file is
@@ -351,6 +426,44 @@ export class StaticFileHandlerBuilder {
   }
 
   /**
+   * Appends a rule to {@linkcode StaticFileOptions.cacheRules}.
+   *
+   * @param match A glob over the URL path, such as `assets/**`.
+   * @param cacheControl The value for the files it matches.
+   * @returns This builder.
+   * @throws {TypeError} On a malformed glob or a value with CR, LF or NUL.
+   */
+  cacheRule(match: string, cacheControl: string): this {
+    const rule = { match, cacheControl };
+    checkCacheRules([rule]);
+    this.#options.cacheRules = [...(this.#options.cacheRules ?? []), rule];
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode StaticFileOptions.directoryListing}. Default `false`.
+   *
+   * @param enabled Whether to list directories without an index file.
+   * @returns This builder.
+   */
+  directoryListing(enabled: boolean): this {
+    this.#options.directoryListing = checkBoolean("directoryListing", enabled);
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode StaticFileOptions.dotfiles}. Default `"ignore"`.
+   *
+   * @param mode `"ignore"`, `"allow"` or `"deny"`.
+   * @returns This builder.
+   * @throws {TypeError} On another value.
+   */
+  dotfiles(mode: DotfilesMode): this {
+    this.#options.dotfiles = checkDotfiles(mode);
+    return this;
+  }
+
+  /**
    * Sets {@linkcode StaticFileOptions.immutableFingerprinted}. Default
    * `false`.
    *
@@ -394,15 +507,16 @@ export class StaticFileHandlerBuilder {
   }
 
   /**
-   * Sets {@linkcode StaticFileOptions.notFoundFile}. Excludes
+   * Sets {@linkcode StaticFileOptions.notFoundFile}. A file name excludes
    * `spaFallback`.
    *
-   * @param file The page's path below the roots, such as `404.html`.
+   * @param file The page's path below the roots, such as `404.html`, or
+   * `false` for a plain text 404 even when `404.html` exists.
    * @returns This builder.
    * @throws {TypeError} When the file is not a safe file path.
    */
-  notFoundFile(file: string): this {
-    checkFallback("notFoundFile", file);
+  notFoundFile(file: string | false): this {
+    if (file !== false) checkFallback("notFoundFile", file);
     this.#options.notFoundFile = file;
     return this;
   }

@@ -1,12 +1,12 @@
 /**
  * The build step for static files: writes `static-index.json` (path → size,
  * content-hash ETag, modification time, sidecars) and precompressed `.gz` /
- * `.br` sidecars, which `staticFiles` then uses.
+ * `.br` / `.zst` sidecars, which `staticFiles` then uses.
  *
  * @module
  */
 import { promisify } from "node:util";
-import { brotliCompress, constants as zlib, gzip } from "node:zlib";
+import * as zlib from "node:zlib";
 import { DEFAULT_COMPRESS_THRESHOLD } from "./compress.ts";
 import { MimeTypes } from "./mime_types.ts";
 import { hashEtag, sha256 } from "./internal/static/etag.ts";
@@ -31,8 +31,9 @@ export {
 
 export { DEFAULT_COMPRESS_THRESHOLD };
 
-/** The content codings the build step can produce. */
-export type SidecarCoding = "gzip" | "br";
+/** The content codings the build step can produce (`zstd` where the
+ * runtime's `node:zlib` has it, as Deno 2.9's does). */
+export type SidecarCoding = "gzip" | "br" | "zstd";
 
 /** Options of {@linkcode buildStaticIndex}. */
 export interface BuildStaticIndexOptions {
@@ -58,8 +59,15 @@ export interface BuildStaticIndexResult {
   indexWritten: boolean;
 }
 
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(zlib.gzip);
+const brotliAsync = promisify(zlib.brotliCompress);
+// Absent from runtimes whose node:zlib predates zstd.
+const zstdCompress = (zlib as { zstdCompress?: typeof zlib.zstdCompress })
+  .zstdCompress;
+const zstdAsync = zstdCompress && promisify(zstdCompress);
+/** The zstd level of sidecars: 19 is the highest level that needs no more
+ * memory to decode than the default (levels 20-22 need a larger window). */
+const ZSTD_LEVEL = 19;
 
 /**
  * Indexes a directory and writes precompressed sidecars, for
@@ -73,8 +81,8 @@ const brotliAsync = promisify(brotliCompress);
  * - A `.gz` / `.br` file next to a file of the same name without the suffix
  *   is that file's sidecar, not a file of its own.
  * - Sidecars are made with maximum compression (gzip level 9, brotli
- *   quality 11) for compressible types above the threshold, and kept only
- *   when smaller than the file. A stale sidecar of a requested coding that
+ *   quality 11, zstd level 19) for compressible types above the threshold,
+ *   and kept only when smaller than the file. A stale sidecar of a requested coding that
  *   is no longer worth writing is deleted.
  * - A sidecar of a coding not requested (made by another tool) is listed
  *   when it is no older than its file, so it can be served.
@@ -110,6 +118,11 @@ export async function buildStaticIndex(
     if (!Object.hasOwn(SIDECAR_SUFFIXES, coding)) {
       throw new TypeError(
         `Cannot compress with "${coding}": unsupported coding`,
+      );
+    }
+    if (coding === "zstd" && zstdAsync === undefined) {
+      throw new TypeError(
+        'Cannot compress with "zstd": this runtime\'s node:zlib has no zstd',
       );
     }
   }
@@ -263,14 +276,23 @@ async function indexFile(
 }
 
 function compressWith(coding: string, bytes: Uint8Array): Promise<Uint8Array> {
+  const c = zlib.constants;
   if (coding === "gzip") {
-    return gzipAsync(bytes, { level: zlib.Z_BEST_COMPRESSION });
+    return gzipAsync(bytes, { level: c.Z_BEST_COMPRESSION });
+  }
+  if (coding === "zstd") {
+    return zstdAsync!(bytes, {
+      params: {
+        [c.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
+        [c.ZSTD_c_checksumFlag]: 1,
+      },
+    });
   }
   return brotliAsync(bytes, {
     params: {
-      [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
-      [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
-      [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+      [c.BROTLI_PARAM_QUALITY]: c.BROTLI_MAX_QUALITY,
+      [c.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+      [c.BROTLI_PARAM_MODE]: c.BROTLI_MODE_TEXT,
     },
   });
 }

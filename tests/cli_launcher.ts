@@ -205,6 +205,28 @@ export async function runCli(
   }
 }
 
+/**
+ * Runs `cli/main.ts serve ...args` and checks that it refused them as a
+ * usage mistake: exit status 2, nothing on standard output, and one line
+ * on standard error that matches `line`.
+ *
+ * @returns The line.
+ */
+export async function expectUsageError(
+  args: string[],
+  line: RegExp,
+  options: LaunchOptions = {},
+): Promise<string> {
+  const result = await runCli(["serve", ...args], options);
+  const lines = result.stderr.split("\n").filter((l) => l !== "");
+  const what = `serve ${args.join(" ")}: ${result.stderr}`;
+  if (result.code !== 2 || lines.length !== 1 || result.stdout !== "") {
+    throw new Error(`Expected one usage line and status 2 from ${what}`);
+  }
+  if (!line.test(lines[0]!)) throw new Error(`No match for ${line} in ${what}`);
+  return lines[0]!;
+}
+
 /** Fetches and reads the whole body, so no resource is left open. */
 export async function get(
   url: string | URL,
@@ -223,6 +245,26 @@ export async function makeSite(files: Record<string, string>): Promise<string> {
     await Deno.writeTextFile(full, content);
   }
   return dir;
+}
+
+/** A temporary site, removed when its scope ends. */
+export interface TempSite extends AsyncDisposable {
+  /** The directory. */
+  dir: string;
+}
+
+/**
+ * {@linkcode makeSite} for `await using`: the directory goes away with the
+ * scope, however the test ends.
+ */
+export async function tempSite(
+  files: Record<string, string>,
+): Promise<TempSite> {
+  const dir = await makeSite(files);
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
 }
 
 /** Returns a port that was free a moment ago. */

@@ -61,3 +61,37 @@ for (const denoFlags of [["--unstable-net"], []]) {
     }
   });
 }
+
+Deno.test("serve --workers 2 --metrics-bind publishes every worker's requests on the metrics address", async () => {
+  const root = await makeSite({ "index.html": "<h1>home</h1>" });
+  try {
+    await using cli = await launch([
+      root,
+      "--port",
+      "0",
+      "--bind",
+      "127.0.0.1",
+      "--workers",
+      "2",
+      "--metrics-bind",
+      "127.0.0.1:0",
+    ], { denoFlags: ["--unstable-net"] });
+    const line = await cli.waitForLine(/^Metrics on /);
+    const metrics = line.slice("Metrics on ".length);
+    const port = Number(new URL(cli.url).port);
+    const requests = 20;
+    for (let i = 0; i < requests; i++) await workerIdOf(port);
+    const text = await (await fetch(metrics)).text();
+    const counted = [
+      ...text.matchAll(
+        /^http_server_requests_seconds_count\{[^}]*status="2xx"[^}]*\} (\d+)/gm,
+      ),
+    ].reduce((sum, m) => sum + Number(m[1]), 0);
+    assert.equal(counted, requests, text);
+    const site = await fetch(new URL("metrics", cli.url));
+    await site.body?.cancel();
+    assert.equal(site.status, 404);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -9,7 +9,7 @@ import http2 from "node:http2";
 import { Buffer } from "node:buffer";
 import { type Handler, Response } from "@org/httpd";
 import { startServer } from "./support/server.ts";
-import { writeTestCertificate } from "./support/tls_cert.ts";
+import { testCertificate } from "./support/tls_cert.ts";
 import { hasCommand } from "./support/tools.ts";
 
 const BIG = 3 * 1024 * 1024 + 17;
@@ -46,17 +46,7 @@ const handler: Handler = async (req) => {
   );
 };
 
-async function makeCert(): Promise<{ cert: string; key: string } | null> {
-  const dir = await Deno.makeTempDir();
-  try {
-    const made = await writeTestCertificate(dir);
-    return made ? { cert: made.cert, key: made.key } : null;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-const certificate = await makeCert();
+const certificate = await testCertificate();
 const curl = await hasCommand("curl");
 
 async function withServer(

@@ -136,9 +136,14 @@ Deno.test("buildStaticIndex() removes the sidecars of deleted files", async () =
 });
 
 Deno.test("buildStaticIndex() rejects bad options", async () => {
+  // An empty directory: should a check ever pass, nothing of the
+  // checkout gets indexed.
+  const dir = await Deno.makeTempDir();
   await assert.rejects(
-    buildStaticIndex(".", { compress: ["zstd" as "gzip"] }),
+    buildStaticIndex(dir, { compress: ["deflate" as "gzip"] }),
     TypeError,
   );
-  await assert.rejects(buildStaticIndex(".", { threshold: -1 }), RangeError);
+  await assert.rejects(buildStaticIndex(dir, { threshold: -1 }), RangeError);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(dir)), []);
+  await Deno.remove(dir);
 });

@@ -1,8 +1,11 @@
 /**
  * Builds the launcher's handler from a {@linkcode ServeConfig}: static files
- * (behind the metrics endpoint with `--metrics`), then gzip, then the
- * configured headers, then the request timer (`--metrics` only), with the
- * access log outermost, so its duration covers everything.
+ * (behind the metrics endpoint with `--metrics`), then Basic
+ * authentication, then compression, then the configured headers (and
+ * HSTS), then CORS (outside authentication, so preflights need no
+ * password), then the request timer (`--metrics` only), then the request
+ * id (`--log-format json`), with the access log outermost, so its duration
+ * covers everything.
  *
  * @module
  */
@@ -16,6 +19,8 @@ import {
 } from "@org/httpd";
 import { MetricRegistries } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
+import { authenticatedUser } from "./auth/basic_auth.ts";
+import { ANY_ORIGIN } from "./cors_origins.ts";
 import { type MetricsSource, withMetricsEndpoint } from "./metrics_route.ts";
 import { requestMetrics, requestMetricsClock } from "../request_metrics.ts";
 
@@ -33,6 +38,8 @@ export interface AppOptions {
    * Ignored unless `config.metrics` is set.
    */
   metrics?: MetricsSource;
+  /** The Basic authentication filter, when `config.auth` is set. */
+  auth?: Filter;
 }
 
 /** Returns the handler that serves `config`. */
@@ -44,21 +51,34 @@ export function buildHandler(
     roots: [config.root],
     preferPrecompressed: config.gzip,
     cacheControl: config.cacheControl,
-    notFoundFile: config.fallback,
+    cacheRules: config.cacheRules,
+    notFoundFile: config.fallback ?? (config.notFoundPage ? undefined : false),
     spaFallback: config.spaFallback,
     indexFiles: config.indexFiles,
+    directoryListing: config.dirListing,
+    dotfiles: config.dotfiles,
   });
   const metrics = config.metrics === undefined ? undefined : options.metrics ??
     { registries: new MetricRegistries({ clock: requestMetricsClock }) };
-  if (metrics) {
+  // With its own address, the endpoint is served there, not here.
+  if (metrics && config.metricsBind === undefined) {
     handler = withMetricsEndpoint(handler, config.metrics!, metrics);
   }
-  if (config.gzip) handler = Filter.gzip().apply(handler);
+  if (options.auth) handler = options.auth.apply(handler);
+  if (config.gzip) {
+    // On the fly: gzip, or with --compress every coding the library has.
+    const compress = config.compress ? Filter.compress() : Filter.gzip();
+    handler = compress.apply(handler);
+  }
   const headers = [...config.headers];
+  if (config.hsts !== undefined && config.tls !== undefined) {
+    headers.push(["Strict-Transport-Security", config.hsts]);
+  }
   if (config.logLevel === "debug" && options.workerId !== undefined) {
     headers.push(["X-Worker-Id", String(options.workerId)]);
   }
   if (headers.length > 0) handler = addHeaders(headers).apply(handler);
+  if (config.cors) handler = corsFilter(config).apply(handler);
   if (metrics) {
     handler = requestMetrics(metrics.registries, {
       metricsPath: config.metrics!,
@@ -66,14 +86,36 @@ export function buildHandler(
     }).apply(handler);
   }
   if (config.accessLog) {
-    handler = Filter.accessLog(
-      options.accessLogSink,
-      config.trustProxy === undefined
-        ? undefined
-        : { trustProxy: config.trustProxy },
-    ).apply(handler);
+    // The json line carries the request id: give every request one (or
+    // keep the proxy's), and tell the client in X-Request-Id.
+    if (config.logFormat === "json") {
+      handler = Filter.requestId().apply(handler);
+    }
+    handler = Filter.accessLog(options.accessLogSink, {
+      format: config.logFormat,
+      user: authenticatedUser,
+      ...(config.trustProxy === undefined
+        ? {}
+        : { trustProxy: config.trustProxy }),
+    }).apply(handler);
   }
   return handler;
+}
+
+/**
+ * CORS for `config.cors`: any origin for `*`, else the listed ones, which
+ * may then send credentials when the site asks for a password (browsers
+ * refuse credentials with `*`).
+ */
+function corsFilter(config: ServeConfig): Filter {
+  const origins = config.cors!;
+  if (origins.length === 1 && origins[0] === ANY_ORIGIN) {
+    return Filter.cors({ origin: "*" });
+  }
+  return Filter.cors({
+    origin: origins,
+    credentials: config.auth !== undefined && !config.auth.metricsOnly,
+  });
 }
 
 /** One filter for all configured headers; what the handler set wins. */

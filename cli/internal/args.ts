@@ -5,17 +5,38 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Filter, type TrustProxy } from "@org/httpd";
+import {
+  ACCESS_LOG_FORMATS,
+  type AccessLogFormat,
+  type DotfilesMode,
+  Filter,
+  type TrustProxy,
+} from "@org/httpd";
 import { UsageError } from "../errors.ts";
+import { type Credentials, parseCredentials } from "./auth/credentials.ts";
+import { checkGlob } from "./cache_rules.ts";
+import { parseChoice } from "./choice.ts";
+import { ANY_ORIGIN, looksLikeOrigin, parseOrigins } from "./cors_origins.ts";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
+import { type HostPort, MAX_PORT, parseHostPort } from "./host_port.ts";
+import { DEFAULT_HSTS, parseHsts } from "./hsts.ts";
 import { parseDuration } from "./duration.ts";
 import { didYouMean } from "./suggest.ts";
+
+export { MAX_PORT };
 
 /** The largest `--workers` count accepted; more would only add contention. */
 export const MAX_WORKERS = 256;
 
-/** The highest TCP port. */
-export const MAX_PORT = 65535;
+/** The ways `--dotfiles` treats names starting with a dot. */
+export const DOTFILES_MODES: readonly DotfilesMode[] = [
+  "ignore",
+  "allow",
+  "deny",
+];
+
+/** The host `--metrics-bind PORT` binds: metrics stay on this machine unless asked. */
+export const DEFAULT_METRICS_HOST = "127.0.0.1";
 
 /** The flags of `serve`, for `parseArgs`. */
 const OPTIONS = {
@@ -39,6 +60,23 @@ const OPTIONS = {
   // A boolean for parseArgs so `--metrics DIR` leaves DIR positional; the
   // optional `=PATH` arrives as an inline value.
   metrics: { type: "boolean" },
+  "metrics-bind": { type: "string" },
+  "metrics-auth": { type: "boolean" },
+  "dir-listing": { type: "boolean" },
+  "no-dir-listing": { type: "boolean" },
+  dotfiles: { type: "string" },
+  "no-fallback": { type: "boolean" },
+  immutable: { type: "string", multiple: true },
+  compress: { type: "boolean" },
+  "no-compress": { type: "boolean" },
+  // Origins follow as words (`--cors https://a.example`) or inline.
+  cors: { type: "boolean" },
+  auth: { type: "string", multiple: true },
+  "auth-file": { type: "string" },
+  "redirect-http": { type: "string" },
+  // `--hsts` alone, or `--hsts=VALUE`.
+  hsts: { type: "boolean" },
+  "log-format": { type: "string" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -78,6 +116,27 @@ export interface FlagValues {
   trustProxy?: TrustProxy;
   /** The metrics endpoint's path, when `--metrics[=PATH]` is given. */
   metrics?: string;
+  /** Where the metrics endpoint listens instead of the site's address. */
+  metricsBind?: HostPort;
+  /** Authentication only on the metrics endpoint (`--metrics-auth`). */
+  metricsAuth?: boolean;
+  dirListing?: boolean;
+  dotfiles?: DotfilesMode;
+  /** `--no-fallback`: no 404 page, not even `404.html`. */
+  noFallback?: boolean;
+  /** `--immutable` globs in order. */
+  immutable: string[];
+  compress?: boolean;
+  /** `--cors` origins: `["*"]` when it names none. */
+  cors?: string[];
+  /** `--auth` pairs in order. */
+  auth: Credentials[];
+  authFile?: string;
+  /** The port of the plain-HTTP listener that redirects to HTTPS. */
+  redirectHttp?: number;
+  /** The `Strict-Transport-Security` value of `--hsts[=VALUE]`. */
+  hsts?: string;
+  logFormat?: AccessLogFormat;
   help: boolean;
   version: boolean;
 }
@@ -97,9 +156,31 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
     allowPositionals: true,
     tokens: true,
   });
-  const flags: FlagValues = { headers: [], help: false, version: false };
+  const flags: FlagValues = {
+    headers: [],
+    immutable: [],
+    auth: [],
+    help: false,
+    version: false,
+  };
   let positionalRoot: string | undefined;
+  // The origins written as words after `--cors`, while they last; a
+  // repeated `--cors` adds to them.
+  let corsWords: string[] | undefined;
+  const endCors = () => {
+    if (corsWords === undefined) return;
+    const named = corsWords.length === 0 ? [ANY_ORIGIN] : corsWords;
+    flags.cors = parseOrigins("--cors", [...(flags.cors ?? []), ...named]);
+    corsWords = undefined;
+  };
   for (const token of tokens) {
+    if (token.kind === "positional" && corsWords !== undefined) {
+      if (looksLikeOrigin(token.value)) {
+        corsWords.push(...token.value.split(","));
+        continue;
+      }
+    }
+    endCors();
     if (token.kind === "option-terminator") continue;
     if (token.kind === "positional") {
       if (positionalRoot !== undefined) {
@@ -128,6 +209,16 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
         : DEFAULT_METRICS_PATH;
       continue;
     }
+    if (name === "cors") {
+      corsWords = token.inlineValue ? (token.value ?? "").split(",") : [];
+      continue;
+    }
+    if (name === "hsts") {
+      flags.hsts = token.inlineValue
+        ? parseHsts("--hsts", token.value ?? "")
+        : DEFAULT_HSTS;
+      continue;
+    }
     if (spec.type === "boolean") {
       if (token.inlineValue) {
         throw new UsageError(
@@ -146,13 +237,14 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
       throw new UsageError(
         "missing-value",
         `Cannot use ${token.rawName}: expected a value${valueHint(name)}` +
-          (value === undefined
+          (value === undefined || name === "auth"
             ? ""
             : ` (write ${token.rawName}=${value} for a value starting with "-")`),
       );
     }
     setString(flags, name, value);
   }
+  endCors();
   if (positionalRoot !== undefined) {
     if (flags.root !== undefined) {
       throw new UsageError(
@@ -177,6 +269,18 @@ function valueHint(name: FlagName): string {
       return " such as 10s or 500ms";
     case "trust-proxy":
       return " N (proxies in front) or CIDR,CIDR";
+    case "auth":
+      return " USER:PASSWORD";
+    case "metrics-bind":
+      return " [HOST:]PORT";
+    case "redirect-http":
+      return " PORT";
+    case "dotfiles":
+      return ` (${DOTFILES_MODES.join(", ")})`;
+    case "log-format":
+      return ` (${ACCESS_LOG_FORMATS.join(", ")})`;
+    case "immutable":
+      return " GLOB such as 'assets/**'";
     default:
       return "";
   }
@@ -191,6 +295,21 @@ function setBoolean(flags: FlagValues, name: FlagName): void {
     case "access-log":
     case "no-access-log":
       flags.accessLog = name === "access-log";
+      break;
+    case "dir-listing":
+    case "no-dir-listing":
+      flags.dirListing = name === "dir-listing";
+      break;
+    case "compress":
+    case "no-compress":
+      flags.compress = name === "compress";
+      break;
+    case "no-fallback":
+      flags.noFallback = true;
+      delete flags.fallback;
+      break;
+    case "metrics-auth":
+      flags.metricsAuth = true;
       break;
     case "help":
       flags.help = true;
@@ -210,13 +329,14 @@ function setString(flags: FlagValues, name: FlagName, value: string): void {
       flags.root = value;
       break;
     case "port":
-      flags.port = parsePort(value);
+      flags.port = parsePort(value, "--port");
       break;
     case "bind":
       flags.bind = parseBind(value);
       break;
     case "fallback":
       flags.fallback = value;
+      delete flags.noFallback;
       break;
     case "spa-fallback":
       flags.spaFallback = value;
@@ -242,21 +362,46 @@ function setString(flags: FlagValues, name: FlagName, value: string): void {
     case "trust-proxy":
       flags.trustProxy = parseTrustProxy("--trust-proxy", value);
       break;
+    case "metrics-bind":
+      flags.metricsBind = parseHostPort(
+        "--metrics-bind",
+        value,
+        DEFAULT_METRICS_HOST,
+      );
+      break;
+    case "dotfiles":
+      flags.dotfiles = parseChoice("--dotfiles", value, DOTFILES_MODES);
+      break;
+    case "immutable":
+      flags.immutable.push(checkGlob("--immutable", value));
+      break;
+    case "auth":
+      flags.auth.push(parseCredentials("--auth", value));
+      break;
+    case "auth-file":
+      flags.authFile = value;
+      break;
+    case "redirect-http":
+      flags.redirectHttp = parsePort(value, "--redirect-http");
+      break;
+    case "log-format":
+      flags.logFormat = parseChoice("--log-format", value, ACCESS_LOG_FORMATS);
+      break;
   }
 }
 
-function parsePort(value: string): number {
+function parsePort(value: string, name: string): number {
   if (!/^\d+$/.test(value)) {
     throw new UsageError(
       "wrong-type",
-      `Cannot use --port "${value}": expected an integer from 0 to ${MAX_PORT}`,
+      `Cannot use ${name} "${value}": expected an integer from 0 to ${MAX_PORT}`,
     );
   }
   const port = Number(value);
   if (port > MAX_PORT) {
     throw new UsageError(
       "out-of-range",
-      `Cannot use --port "${value}": expected an integer from 0 to ${MAX_PORT}`,
+      `Cannot use ${name} "${value}": expected an integer from 0 to ${MAX_PORT}`,
     );
   }
   return port;
@@ -384,12 +529,15 @@ export function parseTrustProxy(
  * Checks the `PATH` of `--metrics=PATH`: an absolute path without query,
  * fragment, spaces or a trailing slash, and not `/` itself (which would
  * hide every file).
+ *
+ * @param value The path.
+ * @param name The flag or key, for the message.
  */
-export function parseMetricsPath(value: string): string {
+export function parseMetricsPath(value: string, name = "--metrics"): string {
   if (!/^\/[^\s?#]*[^\s?#/]$/.test(value)) {
     throw new UsageError(
       "wrong-type",
-      `Cannot use --metrics "${value}": expected an absolute path other than "/", such as "/metrics"`,
+      `Cannot use ${name} "${value}": expected an absolute path other than "/", such as "/metrics"`,
     );
   }
   return value;

@@ -50,6 +50,8 @@ Deno.test("parseServeArgs() reads every flag of the seed", () => {
     tlsCert: "c.pem",
     tlsKey: "k.pem",
     workers: 3,
+    immutable: [],
+    auth: [],
     help: false,
     version: false,
   });
@@ -153,6 +155,116 @@ Deno.test("parseServeArgs() reads --drain-timeout as milliseconds and names it w
         error.message.includes(`--drain-timeout "${value}"`),
     );
   }
+});
+
+Deno.test("parseServeArgs() reads the everyday flags", () => {
+  const flags = parseServeArgs([
+    "--dir-listing",
+    "--dotfiles",
+    "DENY",
+    "--no-fallback",
+    "--immutable",
+    "assets/**",
+    "--immutable=*.woff2",
+    "--compress",
+    "--auth",
+    "ann:pa:ss",
+    "--auth-file",
+    "users",
+    "--metrics-bind",
+    "9100",
+    "--metrics-auth",
+    "--redirect-http",
+    "80",
+    "--hsts",
+    "--log-format",
+    "JSON",
+  ]);
+  assert.equal(flags.dirListing, true);
+  assert.equal(flags.dotfiles, "deny");
+  assert.equal(flags.noFallback, true);
+  assert.deepEqual(flags.immutable, ["assets/**", "*.woff2"]);
+  assert.equal(flags.compress, true);
+  assert.deepEqual(flags.auth, [{ user: "ann", password: "pa:ss" }]);
+  assert.equal(flags.authFile, "users");
+  assert.deepEqual(flags.metricsBind, { hostname: "127.0.0.1", port: 9100 });
+  assert.equal(flags.metricsAuth, true);
+  assert.equal(flags.redirectHttp, 80);
+  assert.equal(flags.hsts, "max-age=31536000");
+  assert.equal(flags.logFormat, "json");
+  assert.equal(parseServeArgs(["--no-dir-listing"]).dirListing, false);
+  assert.equal(
+    parseServeArgs(["--hsts=max-age=60; includeSubDomains"]).hsts,
+    "max-age=60; includeSubDomains",
+  );
+  assert.deepEqual(parseServeArgs(["--metrics-bind", "[::1]:9"]).metricsBind, {
+    hostname: "::1",
+    port: 9,
+  });
+});
+
+Deno.test("parseServeArgs() takes the origin words after --cors and leaves the directory", () => {
+  assert.deepEqual(parseServeArgs(["--cors"]).cors, ["*"]);
+  const flags = parseServeArgs([
+    "--cors",
+    "https://A.example/",
+    "http://b.example:8080",
+    "site",
+  ]);
+  assert.deepEqual(flags.cors, ["https://a.example", "http://b.example:8080"]);
+  assert.equal(flags.root, "site");
+  assert.deepEqual(
+    parseServeArgs(["--cors=https://a.example,https://b.example"]).cors,
+    ["https://a.example", "https://b.example"],
+  );
+  assert.deepEqual(
+    parseServeArgs([
+      "--cors",
+      "https://a.example",
+      "--cors",
+      "https://c.example",
+    ])
+      .cors,
+    ["https://a.example", "https://c.example"],
+  );
+  const bare = parseServeArgs(["--cors", "site"]);
+  assert.deepEqual(bare.cors, ["*"]);
+  assert.equal(bare.root, "site");
+});
+
+Deno.test("parseServeArgs() names the flag of a wrong everyday value", () => {
+  const cases: [string[], string, RegExp][] = [
+    [
+      ["--cors", "https://a.example/path"],
+      "wrong-type",
+      /--cors "https:\/\/a\.example\/path"/,
+    ],
+    [["--cors=ftp://a.example"], "wrong-type", /--cors "ftp:\/\/a\.example"/],
+    [["--cors", "*", "https://a.example"], "conflict", /--cors "\*" together/],
+    [["--dotfiles", "hide"], "out-of-range", /--dotfiles "hide"/],
+    [["--log-format", "xml"], "out-of-range", /--log-format "xml"/],
+    [
+      ["--auth", "nopass"],
+      "wrong-type",
+      /^Cannot use --auth: expected USER:PASSWORD/,
+    ],
+    [
+      ["--auth", "-x:y"],
+      "missing-value",
+      /^Cannot use --auth: expected a value USER:PASSWORD$/,
+    ],
+    [["--metrics-bind", "host:"], "wrong-type", /--metrics-bind "host:"/],
+    [["--metrics-bind", "70000"], "out-of-range", /--metrics-bind "70000"/],
+    [["--redirect-http", "99999"], "out-of-range", /--redirect-http "99999"/],
+    [["--hsts=preload"], "wrong-type", /--hsts "preload"/],
+    [
+      ["--immutable", "a{b"],
+      "wrong-type",
+      /--immutable "a\{b": "\{" is not closed/,
+    ],
+    [["--compress=yes"], "unexpected-value", /--compress/],
+  ];
+  for (const [args, code, mention] of cases) rejects(args, code, mention);
 });
 
 Deno.test("parseServeArgs() reads --trust-proxy as a hop count or CIDR ranges and names it when wrong", () => {

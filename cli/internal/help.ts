@@ -4,6 +4,7 @@
  * @module
  */
 import { MAX_WORKERS } from "./args.ts";
+import { DEFAULT_HSTS } from "./hsts.ts";
 import { formatDuration } from "./duration.ts";
 import {
   DEFAULT_BIND,
@@ -16,7 +17,7 @@ export const MAIN_HELP = `httpd-cli: serve a directory over HTTP/1.1 and HTTP/2
 
 Usage:
   httpd-cli serve [DIR] [flags]   Serve a directory (see httpd-cli serve --help)
-  httpd-cli index DIR [flags]     Write the static index and .gz/.br sidecars
+  httpd-cli index DIR [flags]     Write the static index and .gz/.br/.zst sidecars
   httpd-cli --version             Print the build identification
   httpd-cli --help                Print this help
 `;
@@ -32,15 +33,45 @@ Flags:
   --root DIR             Directory served (static.root)
   --port N               Port, 0 picks a free one (server.port, default ${DEFAULT_PORT})
   --bind ADDR            Address bound (server.bind, default ${DEFAULT_BIND})
-  --fallback PATH        File served with 404 when nothing matches (static.fallback)
+  --fallback PATH        File served with 404 when nothing matches
+                         (static.fallback; default: 404.html if the root has it)
+  --no-fallback          Plain 404 even when 404.html exists
+                         (static.fallback: false)
   --spa-fallback PATH    File served with 200 when nothing matches (static.spa-fallback)
+  --dir-listing, --no-dir-listing
+                         List directories without an index file, as HTML or
+                         JSON by Accept (static.dir-listing,
+                         SERVICE_DIR_LISTING)
+  --dotfiles MODE        Names starting with a dot: ignore (404, unlisted; the
+                         default), allow, or deny (403) (static.dotfiles)
   --cache-control STR    Cache-Control for static files (static.cache-control)
-  --gzip, --no-gzip      Compression by Accept-Encoding (static.gzip, default on)
+  --immutable GLOB       Cache-Control: public, max-age=31536000, immutable for
+                         matching paths, such as 'assets/**'; repeatable
+                         (static.immutable, static.cache-rules)
+  --gzip, --no-gzip      Compression by Accept-Encoding: sidecars and gzip on
+                         the fly (static.gzip, default on)
+  --compress, --no-compress
+                         Also zstd and brotli on the fly (static.compress,
+                         SERVICE_COMPRESS)
+  --cors [ORIGIN...]     CORS for these origins, * when none; preflights
+                         answered (server.cors, SERVICE_CORS)
+  --auth USER:PASSWORD   HTTP Basic authentication; repeatable (auth.users,
+                         SERVICE_AUTH)
+  --auth-file FILE       htpasswd file: bcrypt, SHA-crypt, apr1 or {SHA}
+                         entries, read again on SIGHUP (auth.file,
+                         SERVICE_AUTH_FILE)
   --access-log, --no-access-log
                          Access log on standard output (logging.access-log)
+  --log-format FORMAT    default, common, combined or json; turns the access
+                         log on (logging.format, SERVICE_LOG_FORMAT)
   --header KEY=VALUE     Header on every response; repeatable (headers.always)
-  --tls-cert FILE        HTTPS certificate chain, PEM (HTTP/2 by ALPN)
+  --tls-cert FILE        HTTPS certificate chain, PEM (HTTP/2 by ALPN); the
+                         pair is reloaded on SIGHUP and when the files change
   --tls-key FILE         HTTPS private key, PEM
+  --redirect-http PORT   Also listen for plain HTTP on PORT and answer 308 to
+                         HTTPS, ACME challenges excepted (server.redirect-http)
+  --hsts[=VALUE]         Strict-Transport-Security on HTTPS responses (default
+                         ${DEFAULT_HSTS}) (server.hsts)
   --workers N|auto       Serve on N threads sharing the port (1 to ${MAX_WORKERS}, auto = CPUs)
   --drain-timeout TIME   On SIGINT/SIGTERM, wait this long for open requests
                          before closing them (server.drain-timeout, default
@@ -55,13 +86,22 @@ Flags:
                          timer http.server.requests and runtime gauges, summed
                          over workers; Prometheus text, OpenMetrics when
                          Accept prefers it, or JSON with Accept:
-                         application/json
+                         application/json (metrics.path)
+  --metrics-bind [HOST:]PORT
+                         Serve metrics on this address instead of the site's
+                         (HOST default 127.0.0.1) (metrics.bind)
+  --metrics-auth         Ask for --auth/--auth-file users on the metrics
+                         endpoint only (metrics.auth)
   -V, --version          Print the build identification
   -h, --help             Print this help
 
 Environment:
   STAGING=true             Add the headers.staging block
   SERVICE_ACCESS_LOG=true  Turn the access log on (false turns it off)
+  SERVICE_LOG_FORMAT, SERVICE_DIR_LISTING, SERVICE_COMPRESS, SERVICE_CORS,
+  SERVICE_AUTH, SERVICE_AUTH_FILE
+                           As the flags above (SERVICE_AUTH keeps the password
+                           out of the process list)
   MP_METRICS_TAGS, MP_METRICS_APPNAME, MP_METRICS_DISTRIBUTION_PERCENTILES, ...
                            With --metrics: mp.metrics.* as MicroProfile Config
                            names them, over microprofile-config.properties
@@ -71,10 +111,15 @@ Precedence: flag > environment > YAML file > default.
 
 YAML keys:
   server.port, server.bind, server.drain-timeout, server.trust-proxy,
-  static.root, static.fallback, static.spa-fallback, static.index-files,
-  static.cache-control, static.gzip, headers.always, headers.staging,
-  logging.level (debug, info, warn, error, off), logging.access-log
+  server.cors, server.redirect-http, server.hsts, static.root,
+  static.fallback, static.spa-fallback, static.index-files,
+  static.cache-control, static.cache-rules (list of {match, cache-control}),
+  static.immutable, static.gzip, static.compress, static.dir-listing,
+  static.dotfiles, headers.always, headers.staging, logging.level (debug,
+  info, warn, error, off), logging.access-log, logging.format, auth.users,
+  auth.file, metrics.path, metrics.bind, metrics.auth
 
 Mistakes exit with status 2 and one line on standard error; a port already
-in use exits with status 1; a clean stop (SIGINT, SIGTERM) exits with 0.
+in use exits with status 1; a clean stop (SIGINT, SIGTERM) exits with 0;
+SIGHUP reloads the htpasswd file and the TLS certificate.
 `;

@@ -133,6 +133,8 @@ export function mergeConfig(input: MergeInput): MergedConfig {
   if (flags.fallback !== undefined || flags.spaFallback !== undefined) {
     fallback = located("--fallback", flags.fallback);
     spaFallback = located("--spa-fallback", flags.spaFallback);
+  } else if (flags.noFallback) {
+    spaFallback = located("static.spa-fallback", undefined, file.spaFallback);
   } else {
     if (file.fallback && file.spaFallback) {
       const later = file.fallback.position.line > file.spaFallback.position.line

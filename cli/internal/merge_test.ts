@@ -149,7 +149,14 @@ Deno.test("envFlag() reads true and false in any case and ignores the rest", () 
 Deno.test("mergeConfig() takes the drain timeout from the flag, then YAML, then 10 s", () => {
   const input = (flags: Partial<FlagValues>, file?: Partial<FileValues>) =>
     mergeConfig({
-      flags: { headers: [], help: false, version: false, ...flags },
+      flags: {
+        headers: [],
+        immutable: [],
+        auth: [],
+        help: false,
+        version: false,
+        ...flags,
+      },
       file: { always: [], staging: [], ...file },
       env: () => undefined,
       cwd: "/srv",

@@ -13,7 +13,14 @@ import {
 import type { LoadOptions, ServeConfig, TlsFiles } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { type FlagValues, MAX_WORKERS } from "./args.ts";
-import { mergeConfig, type MergedConfig, type PathSetting } from "./merge.ts";
+import { Accounts } from "./auth/accounts.ts";
+import {
+  envFlag,
+  mergeConfig,
+  type MergedConfig,
+  type PathSetting,
+} from "./merge.ts";
+import { type FeatureSettings, mergeFeatures } from "./merge_features.ts";
 import { parseConfigYaml } from "./yaml_schema.ts";
 
 /** Does the work of {@linkcode loadServeConfig} on parsed flags. */
@@ -40,17 +47,113 @@ export async function resolveServeConfig(
     file = parseConfigYaml(text, flags.config);
   }
   const merged = mergeConfig({ flags, file, env, cwd });
+  const fileDir = flags.config === undefined
+    ? cwd
+    : dirname(resolve(cwd, flags.config));
+  const features = mergeFeatures({
+    flags,
+    file: file ?? { always: [], staging: [] },
+    env,
+    fileDir,
+    cwd,
+    gzip: merged.gzip,
+  });
+  if (merged.metrics === undefined && features.metricsPath !== undefined) {
+    merged.metrics = features.metricsPath;
+  }
+  // Naming a format asks for the log, unless a source turned it off.
+  if (
+    features.logFormatNamed && flags.accessLog === undefined &&
+    envFlag(env("SERVICE_ACCESS_LOG")) === undefined &&
+    file?.accessLog === undefined
+  ) {
+    merged.accessLog = true;
+  }
   const config = await check(merged, cwd);
+  await checkFeatures(config, features);
   if (config.metrics !== undefined) {
-    const beside = flags.config === undefined
-      ? cwd
-      : dirname(resolve(cwd, flags.config));
     config.metricsProperties = readMetricsProperties(
-      join(beside, DEFAULT_PROPERTIES_FILE),
+      join(fileDir, DEFAULT_PROPERTIES_FILE),
       env,
     );
   }
   return config;
+}
+
+/**
+ * Adds the everyday options to the configuration, checking what needs
+ * TLS, metrics or a readable file.
+ */
+async function checkFeatures(
+  config: ServeConfig,
+  features: FeatureSettings,
+): Promise<void> {
+  config.notFoundPage = features.notFoundPage;
+  config.dirListing = features.dirListing;
+  config.dotfiles = features.dotfiles;
+  config.cacheRules = features.cacheRules;
+  config.compress = features.compress;
+  config.logFormat = features.logFormat;
+  if (features.cors) config.cors = features.cors;
+  const users = features.authUsers.map(({ user, password }) => ({
+    user,
+    password,
+  }));
+  if (users.length > 0 || features.authFile) {
+    const metricsOnly = features.metricsAuth !== undefined;
+    if (metricsOnly && config.metrics === undefined) {
+      throw usage(
+        "missing-value",
+        { path: "", origin: features.metricsAuth! },
+        "there is no metrics endpoint (add --metrics)",
+      );
+    }
+    config.auth = { users, metricsOnly };
+    if (features.authFile) {
+      config.auth.file = features.authFile.path;
+      // Read it now, so a mistake stops the start rather than every login.
+      await Accounts.open({ users: [], file: features.authFile.path })
+        .catch((error) => {
+          const position = features.authFile!.origin.position;
+          if (error instanceof UsageError && position && !error.position) {
+            throw new UsageError(error.code, error.message, { position });
+          }
+          throw error;
+        });
+    }
+  }
+  if (features.metricsBind) {
+    config.metricsBind = {
+      hostname: features.metricsBind.hostname,
+      port: features.metricsBind.port,
+    };
+  }
+  for (
+    const [setting, what] of [[features.redirectHttp, "redirect"], [
+      features.hsts,
+      "tell browsers to use",
+    ]] as const
+  ) {
+    if (setting && config.tls === undefined) {
+      throw usage(
+        "missing-value",
+        { path: "", origin: setting.origin },
+        `there is no HTTPS to ${what} (add --tls-cert and --tls-key)`,
+      );
+    }
+  }
+  if (features.redirectHttp) {
+    const port = features.redirectHttp.port;
+    if (port !== 0 && port === config.port) {
+      throw usage(
+        "conflict",
+        { path: "", origin: features.redirectHttp.origin },
+        `port ${port} already serves HTTPS`,
+      );
+    }
+    config.redirectHttp = port;
+  }
+  if (features.hsts) config.hsts = features.hsts.value;
 }
 
 /**
@@ -95,6 +198,12 @@ async function check(merged: MergedConfig, cwd: string): Promise<ServeConfig> {
     root,
     port: merged.port,
     bind: merged.bind,
+    notFoundPage: true,
+    dirListing: false,
+    dotfiles: "ignore",
+    cacheRules: [],
+    compress: false,
+    logFormat: "default",
     gzip: merged.gzip,
     headers: merged.headers,
     staging: merged.staging,

@@ -4,13 +4,14 @@
  *
  * @module
  */
-import { Server } from "@org/httpd";
+import { type Filter, Server } from "@org/httpd";
 import { trackConnections } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
 import { ListenError } from "../errors.ts";
 import { logs } from "./log_level.ts";
 import { buildHandler } from "./app.ts";
 import type { MetricsSource } from "./metrics_route.ts";
+import { unstableNetEnabled } from "./unstable_net.ts";
 import type { AccessLogSink } from "@org/httpd";
 
 /** Options of {@linkcode startServer}. */
@@ -25,6 +26,8 @@ export interface StartOptions {
   metrics?: MetricsSource;
   /** Where access-log lines go; default standard output. */
   accessLogSink?: AccessLogSink;
+  /** The Basic authentication filter of the site, when it asks for one. */
+  auth?: Filter;
 }
 
 /**
@@ -42,8 +45,21 @@ export async function startServer(
     ...(options.accessLogSink === undefined
       ? {}
       : { accessLogSink: options.accessLogSink }),
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
   });
   const port = options.port ?? config.port;
+  // Certificate reloads open the new listener beside the old one, which
+  // needs SO_REUSEPORT on both; a free port is checked first, so a second
+  // server on the same port still fails as without it.
+  const seamlessTls = config.tls !== undefined && !options.reusePort &&
+    unstableNetEnabled();
+  if (seamlessTls && port !== 0) {
+    try {
+      Deno.listen({ hostname: config.bind, port }).close();
+    } catch (error) {
+      throw ListenError.from(error, { hostname: config.bind, port });
+    }
+  }
   const server = new Server({
     handler,
     port,
@@ -52,7 +68,7 @@ export async function startServer(
     ...(config.tls
       ? { tls: { cert: config.tls.cert, key: config.tls.key } }
       : {}),
-    ...(options.reusePort ? { reusePort: true } : {}),
+    ...(options.reusePort || seamlessTls ? { reusePort: true } : {}),
     ...(logs(config.logLevel, "error") ? {} : { onError: () => {} }),
   });
   try {

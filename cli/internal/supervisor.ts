@@ -145,6 +145,20 @@ export class Supervisor {
     }
   }
 
+  /**
+   * Asks every worker to read the htpasswd file again (SIGHUP); a worker
+   * restarted later reads it when it starts.
+   */
+  reload(): void {
+    for (const slot of this.#slots.values()) {
+      try {
+        slot.worker.postMessage({ type: "reload" });
+      } catch {
+        // Terminated (crashed): its restart reads the file anew.
+      }
+    }
+  }
+
   /** Asks every worker to drain and stop, then terminates it. */
   async stop(): Promise<void> {
     this.#stopping = true;

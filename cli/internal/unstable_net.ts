@@ -61,7 +61,8 @@ export async function relaunchWithUnstableNet(
     stdout: "inherit",
     stderr: "inherit",
   }).spawn();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  // SIGHUP asks the child to reload; it must not end the parent.
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   const forward = signals.map((signal) => {
     const listener = () => {
       try {

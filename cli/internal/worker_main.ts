@@ -10,6 +10,7 @@ import type { Server } from "@org/httpd";
 import type { MetricsState, StateFilter } from "@org/metrics";
 import { stdoutAccessLogSink } from "@org/httpd";
 import { ListenError } from "../errors.ts";
+import { openSiteAuth, type SiteAuth } from "./auth/site_auth.ts";
 import { HeldLines } from "./held_lines.ts";
 import { type ServerMetrics, workerMetrics } from "./server_metrics.ts";
 import { startServer } from "./start_server.ts";
@@ -30,6 +31,7 @@ interface WorkerScope {
 
 const scope = globalThis as unknown as WorkerScope;
 let server: Server | undefined;
+let auth: SiteAuth | undefined;
 let metrics: ServerMetrics | undefined;
 let workerId = 0;
 let lastRequest = 0;
@@ -59,12 +61,14 @@ scope.onmessage = async (event) => {
       metrics = workerMetrics(collect, message.config.metricsProperties);
     }
     try {
+      auth = await openSiteAuth(message.config);
       server = await startServer(message.config, {
         workerId: message.id,
         reusePort: true,
         port: message.port,
         accessLogSink: logs.sink,
         ...(metrics ? { metrics } : {}),
+        ...(auth?.site ? { auth: auth.site } : {}),
       });
       scope.postMessage({
         type: "listening",
@@ -87,6 +91,9 @@ scope.onmessage = async (event) => {
     }
   } else if (message.type === "open-logs") {
     logs.open();
+  } else if (message.type === "reload") {
+    // The main thread reported any mistake; the old accounts stay then.
+    await auth?.reload().catch(() => {});
   } else if (message.type === "state") {
     scope.postMessage({
       type: "state",

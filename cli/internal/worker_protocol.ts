@@ -23,6 +23,7 @@ export type ToWorker =
     logsOpen: boolean;
   }
   | { type: "open-logs" }
+  | { type: "reload" }
   | { type: "stop" }
   | { type: "state"; request: number; filter: StateFilter }
   | { type: "collected"; request: number; state: MetricsState };

@@ -20,11 +20,30 @@ import {
   parseDocument,
   type Scalar,
 } from "yaml";
+import {
+  ACCESS_LOG_FORMATS,
+  type AccessLogFormat,
+  type CacheRule,
+  type DotfilesMode,
+} from "@org/httpd";
 import { type SourcePosition, UsageError, YamlSyntaxError } from "../errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
-import { MAX_PORT, parseDrainTimeout, parseTrustProxy } from "./args.ts";
+import {
+  DEFAULT_METRICS_HOST,
+  DOTFILES_MODES,
+  MAX_PORT,
+  parseDrainTimeout,
+  parseMetricsPath,
+  parseTrustProxy,
+} from "./args.ts";
 import type { TrustProxy } from "@org/httpd";
+import { type Credentials, parseCredentials } from "./auth/credentials.ts";
+import { checkGlob, checkRule } from "./cache_rules.ts";
+import { parseChoice } from "./choice.ts";
+import { ANY_ORIGIN, parseOrigins } from "./cors_origins.ts";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
+import { type HostPort, parseHostPort } from "./host_port.ts";
+import { DEFAULT_HSTS, parseHsts } from "./hsts.ts";
 import { didYouMean } from "./suggest.ts";
 
 /** A value with where it was written. */
@@ -49,6 +68,23 @@ export interface FileValues {
   accessLog?: Located<boolean>;
   drainTimeoutMs?: Located<number>;
   trustProxy?: Located<TrustProxy>;
+  /** `static.fallback: false`. */
+  noFallback?: Located<true>;
+  dirListing?: Located<boolean>;
+  dotfiles?: Located<DotfilesMode>;
+  immutable?: Located<string[]>;
+  cacheRules?: Located<CacheRule[]>;
+  compress?: Located<boolean>;
+  cors?: Located<string[]>;
+  redirectHttp?: Located<number>;
+  /** The `Strict-Transport-Security` value, or `false` for none. */
+  hsts?: Located<string | false>;
+  authUsers?: Located<Credentials[]>;
+  authFile?: Located<string>;
+  metricsPath?: Located<string>;
+  metricsBind?: Located<HostPort>;
+  metricsAuth?: Located<boolean>;
+  logFormat?: Located<AccessLogFormat>;
 }
 
 type Kind =
@@ -61,7 +97,15 @@ type Kind =
   | "header-map"
   | "log-level"
   | "duration"
-  | "trust-proxy";
+  | "trust-proxy"
+  | "choice"
+  | "glob-list"
+  | "cache-rules"
+  | "origins"
+  | "hsts"
+  | "credentials"
+  | "metrics-path"
+  | "host-port";
 
 /** The schema of the configuration file: section → key → kind. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
@@ -70,6 +114,9 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
     bind: "host",
     "drain-timeout": "duration",
     "trust-proxy": "trust-proxy",
+    cors: "origins",
+    "redirect-http": "port",
+    hsts: "hsts",
   },
   static: {
     root: "path",
@@ -77,10 +124,23 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
     "spa-fallback": "path",
     "index-files": "string-list",
     "cache-control": "header-value",
+    "cache-rules": "cache-rules",
+    immutable: "glob-list",
     gzip: "bool",
+    compress: "bool",
+    "dir-listing": "bool",
+    dotfiles: "choice",
   },
   headers: { always: "header-map", staging: "header-map" },
-  logging: { level: "log-level", "access-log": "bool" },
+  logging: { level: "log-level", "access-log": "bool", format: "choice" },
+  auth: { users: "credentials", file: "path" },
+  metrics: { path: "metrics-path", bind: "host-port", auth: "bool" },
+};
+
+/** The words a `choice` key takes. */
+const CHOICES: Record<string, readonly string[]> = {
+  "static.dotfiles": DOTFILES_MODES,
+  "logging.format": ACCESS_LOG_FORMATS,
 };
 
 /** Every full key, for suggestions: `server.port`. */
@@ -198,9 +258,12 @@ class Reader {
   ): void {
     const v = this.#values;
     switch (kind) {
-      case "port":
-        v.port = { value: this.#port(full, node), position };
+      case "port": {
+        const port = { value: this.#port(full, node), position };
+        if (full === "server.port") v.port = port;
+        else v.redirectHttp = port;
         return;
+      }
       case "host":
         v.bind = {
           value: this.#line(full, node, "an IP address or host name"),
@@ -208,9 +271,18 @@ class Reader {
         };
         return;
       case "path": {
+        if (
+          full === "static.fallback" && isScalar(node) &&
+          typeof node.value === "boolean"
+        ) {
+          if (node.value) throw this.#typeError(full, node, "a path or false");
+          v.noFallback = { value: true, position };
+          return;
+        }
         const value = this.#line(full, node, "a path");
         if (full === "static.root") v.root = { value, position };
         else if (full === "static.fallback") v.fallback = { value, position };
+        else if (full === "auth.file") v.authFile = { value, position };
         else v.spaFallback = { value, position };
         return;
       }
@@ -224,8 +296,103 @@ class Reader {
         if (!isScalar(node) || typeof node.value !== "boolean") {
           throw this.#typeError(full, node, "true or false");
         }
-        if (full === "static.gzip") v.gzip = { value: node.value, position };
-        else v.accessLog = { value: node.value, position };
+        const value = { value: node.value, position };
+        if (full === "static.gzip") v.gzip = value;
+        else if (full === "static.compress") v.compress = value;
+        else if (full === "static.dir-listing") v.dirListing = value;
+        else if (full === "metrics.auth") v.metricsAuth = value;
+        else v.accessLog = value;
+        return;
+      }
+      case "choice": {
+        const text = this.#line(
+          full,
+          node,
+          `one of ${CHOICES[full]!.join(", ")}`,
+        );
+        const value = this.#at(
+          node,
+          () => parseChoice(full, text, CHOICES[full]!),
+        );
+        if (full === "static.dotfiles") {
+          v.dotfiles = { value: value as DotfilesMode, position };
+        } else v.logFormat = { value: value as AccessLogFormat, position };
+        return;
+      }
+      case "glob-list":
+        v.immutable = {
+          value: this.#items(full, node, "a list of globs").map((item) =>
+            this.#at(
+              item,
+              () => checkGlob(full, this.#line(full, item, "a glob")),
+            )
+          ),
+          position,
+        };
+        return;
+      case "cache-rules":
+        v.cacheRules = { value: this.#cacheRules(full, node), position };
+        return;
+      case "origins": {
+        if (isScalar(node) && typeof node.value === "boolean") {
+          if (node.value) v.cors = { value: [ANY_ORIGIN], position };
+          return;
+        }
+        const items = isSeq(node) ? this.#items(full, node, "") : [node];
+        const words = items.map((item) =>
+          this.#line(full, item, 'true, "*", an origin or a list of origins')
+        );
+        v.cors = {
+          value: this.#at(node, () => parseOrigins(full, words)),
+          position,
+        };
+        return;
+      }
+      case "hsts": {
+        if (isScalar(node) && typeof node.value === "boolean") {
+          v.hsts = { value: node.value ? DEFAULT_HSTS : false, position };
+          return;
+        }
+        const text = this.#line(full, node, "true, false or a header value");
+        v.hsts = {
+          value: this.#at(node, () => parseHsts(full, text)),
+          position,
+        };
+        return;
+      }
+      case "credentials": {
+        const items = isSeq(node) ? this.#items(full, node, "") : [node];
+        v.authUsers = {
+          value: items.map((item) => {
+            const text = this.#text(item);
+            if (text === undefined) {
+              throw this.#typeError(
+                full,
+                item,
+                "USER:PASSWORD or a list of them",
+              );
+            }
+            return this.#at(item, () => parseCredentials(full, text));
+          }),
+          position,
+        };
+        return;
+      }
+      case "metrics-path": {
+        const text = this.#line(full, node, "an absolute path");
+        const value = this.#at(node, () => parseMetricsPath(text, full));
+        v.metricsPath = { value, position };
+        return;
+      }
+      case "host-port": {
+        const text = this.#line(full, node, "[HOST:]PORT");
+        v.metricsBind = {
+          value: this.#at(
+            node,
+            () => parseHostPort(full, text, DEFAULT_METRICS_HOST),
+          ),
+          position,
+        };
         return;
       }
       case "header-map": {
@@ -296,6 +463,62 @@ class Reader {
         return;
       }
     }
+  }
+
+  /** Runs a check shared with the flags; its mistake points at `node`. */
+  #at<T>(node: Node | null, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      throw new UsageError(error.code, error.message, {
+        position: this.#position(node),
+        cause: error.cause,
+      });
+    }
+  }
+
+  /** The items of a list, resolved. */
+  #items(full: string, node: Node | null, expected: string): (Node | null)[] {
+    if (node === null || isNullScalar(node)) return [];
+    if (!isSeq(node)) throw this.#typeError(full, node, expected);
+    return node.items.map((item) => this.#resolve(item as Node | null));
+  }
+
+  /** `- match: GLOB` / `cache-control: VALUE` maps, in order. */
+  #cacheRules(full: string, node: Node | null): CacheRule[] {
+    const expected = "a list of { match, cache-control } maps";
+    return this.#items(full, node, expected).map((item) => {
+      if (!isMap(item)) throw this.#typeError(full, item, expected);
+      let match: string | undefined;
+      let cacheControl: string | undefined;
+      for (const pair of item.items) {
+        const key = this.#keyName(pair.key as Node | null, `${full}.`);
+        const value = this.#resolve(pair.value as Node | null);
+        if (key === "match") {
+          match = this.#line(`${full}.match`, value, "a glob");
+        } else if (key === "cache-control") {
+          cacheControl = this.#headerValue(`${full}.cache-control`, value);
+        } else {
+          throw new UsageError(
+            "unknown-key",
+            `Unknown key "${full}.${key}"${
+              didYouMean(key, ["match", "cache-control"])
+            }`,
+            { position: this.#position(pair.key as Node) },
+          );
+        }
+      }
+      if (match === undefined || cacheControl === undefined) {
+        throw new UsageError(
+          "missing-value",
+          `Cannot use ${full}: each rule needs match and cache-control`,
+          { position: this.#position(item) },
+        );
+      }
+      const rule = { match, cacheControl };
+      return this.#at(item, () => checkRule(full, rule));
+    });
   }
 
   #port(full: string, node: Node | null): number {

@@ -256,6 +256,129 @@ Deno.test("parseConfigYaml() reads server.drain-timeout as seconds or with a uni
   );
 });
 
+Deno.test("parseConfigYaml() reads the everyday keys", () => {
+  const v = parseConfigYaml(
+    `server:
+  cors: [https://a.example, "http://B.example:81/"]
+  redirect-http: 80
+  hsts: true
+static:
+  fallback: false
+  dir-listing: true
+  dotfiles: allow
+  compress: true
+  immutable: ["assets/**"]
+  cache-rules:
+    - match: "*.html"
+      cache-control: no-cache
+logging:
+  format: combined
+auth:
+  users: ann:one
+  file: users.htpasswd
+metrics:
+  path: /ops/metrics
+  bind: 0.0.0.0:9100
+  auth: true
+`,
+    "site.yaml",
+  );
+  assert.deepEqual(v.cors?.value, ["https://a.example", "http://b.example:81"]);
+  assert.equal(v.redirectHttp?.value, 80);
+  assert.equal(v.hsts?.value, "max-age=31536000");
+  assert.equal(v.noFallback?.value, true);
+  assert.equal(v.fallback, undefined);
+  assert.equal(v.dirListing?.value, true);
+  assert.equal(v.dotfiles?.value, "allow");
+  assert.equal(v.compress?.value, true);
+  assert.deepEqual(v.immutable?.value, ["assets/**"]);
+  assert.deepEqual(v.cacheRules?.value, [
+    { match: "*.html", cacheControl: "no-cache" },
+  ]);
+  assert.equal(v.logFormat?.value, "combined");
+  assert.deepEqual(v.authUsers?.value, [{ user: "ann", password: "one" }]);
+  assert.equal(v.authFile?.value, "users.htpasswd");
+  assert.equal(v.metricsPath?.value, "/ops/metrics");
+  assert.deepEqual(v.metricsBind?.value, { hostname: "0.0.0.0", port: 9100 });
+  assert.equal(v.metricsAuth?.value, true);
+  assert.deepEqual(
+    parseConfigYaml("server:\n  cors: true\n", "s.yaml").cors?.value,
+    ["*"],
+  );
+  assert.equal(
+    parseConfigYaml("server:\n  hsts: false\n", "s.yaml").hsts?.value,
+    false,
+  );
+});
+
+Deno.test("parseConfigYaml() names the line and column of a wrong everyday value", () => {
+  rejects(
+    "server:\n  cors: ftp://x\n",
+    "wrong-type",
+    2,
+    9,
+    /server\.cors "ftp:\/\/x"/,
+  );
+  rejects(
+    "server:\n  cors: [https://a.example/x]\n",
+    "wrong-type",
+    2,
+    9,
+    /server\.cors/,
+  );
+  rejects("server:\n  hsts: 1y\n", "wrong-type", 2, 9, /server\.hsts "1y"/);
+  rejects(
+    "server:\n  redirect-http: http\n",
+    "wrong-type",
+    2,
+    18,
+    /server\.redirect-http/,
+  );
+  rejects(
+    "static:\n  dotfiles: hide\n",
+    "out-of-range",
+    2,
+    13,
+    /static\.dotfiles "hide"/,
+  );
+  rejects(
+    "static:\n  dir-listing: yes\n",
+    "wrong-type",
+    2,
+    16,
+    /static\.dir-listing/,
+  );
+  rejects(
+    "static:\n  fallback: true\n",
+    "wrong-type",
+    2,
+    13,
+    /static\.fallback/,
+  );
+  rejects(
+    "auth:\n  users: [nopass]\n",
+    "wrong-type",
+    2,
+    11,
+    /auth\.users: expected USER:PASSWORD/,
+  );
+  rejects("metrics:\n  bind: x:y\n", "wrong-type", 2, 9, /metrics\.bind "x:y"/);
+  rejects(
+    "metrics:\n  path: metrics\n",
+    "wrong-type",
+    2,
+    9,
+    /metrics\.path "metrics"/,
+  );
+  rejects(
+    "logging:\n  format: [json]\n",
+    "wrong-type",
+    2,
+    11,
+    /logging\.format: expected one of/,
+  );
+});
+
 Deno.test("parseConfigYaml() reads server.trust-proxy as a count, a string or a list, and places a bad one", () => {
   const read = (yaml: string) =>
     parseConfigYaml(yaml, "a.yaml").trustProxy?.value;

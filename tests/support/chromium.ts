@@ -1,6 +1,7 @@
 /**
  * Headless Chromium for tests: loads a page, lets its scripts and fetches
- * run, and returns the DOM as the page left it.
+ * run, and returns the DOM as the page left it, or a screenshot of it.
+ * Each run gets a fresh profile and a bounded time.
  *
  * ```ts
  * import { Response } from "@org/httpd";
@@ -29,10 +30,10 @@ const FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
-  // Lets the page's timers and fetches finish before the DOM is printed.
-  "--virtual-time-budget=10000",
-  "--dump-dom",
 ];
+
+/** How long one run may take, the browser's start included. */
+const RUN_TIMEOUT_MS = 60_000;
 
 /**
  * Tells whether `chromium` can run here.
@@ -43,34 +44,68 @@ export function hasChromium(): Promise<boolean> {
   return hasCommand("chromium");
 }
 
+async function run(args: string[]): Promise<string> {
+  const profile = await Deno.makeTempDir({ prefix: "test_chromium_" });
+  const child = new Deno.Command("chromium", {
+    args: [...FLAGS, `--user-data-dir=${profile}`, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already exited.
+    }
+  }, RUN_TIMEOUT_MS);
+  try {
+    const out = await child.output();
+    return new TextDecoder().decode(out.stdout);
+  } finally {
+    clearTimeout(timer);
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+  }
+}
+
 /**
  * Loads a URL in a fresh headless profile and returns the serialized DOM.
  *
  * @param url The page.
  * @param options More command-line flags, such as
- * `--ignore-certificate-errors` for a test certificate, and the longest
- * run (default 60 s; the browser is killed then, and the DOM is empty).
+ * `--ignore-certificate-errors` for a test certificate.
  * @returns The DOM, as HTML.
  */
-export async function dumpDom(
+export function dumpDom(
   url: string,
-  options: { flags?: string[]; timeoutMs?: number } = {},
+  options: { flags?: string[] } = {},
 ): Promise<string> {
-  const profile = await Deno.makeTempDir({ prefix: "test_chromium_" });
-  try {
-    const out = await new Deno.Command("chromium", {
-      args: [
-        ...FLAGS,
-        ...(options.flags ?? []),
-        `--user-data-dir=${profile}`,
-        url,
-      ],
-      stdout: "piped",
-      stderr: "null",
-      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-    }).output();
-    return new TextDecoder().decode(out.stdout);
-  } finally {
-    await Deno.remove(profile, { recursive: true });
-  }
+  // The budget lets the page's timers and fetches finish before the DOM
+  // is printed.
+  return run([
+    ...(options.flags ?? []),
+    "--virtual-time-budget=10000",
+    "--dump-dom",
+    url,
+  ]);
+}
+
+/**
+ * Loads a URL in a fresh headless profile and writes a PNG screenshot.
+ *
+ * @param url The page.
+ * @param file Where the PNG goes.
+ * @param windowSize The viewport, such as `1024,640`.
+ */
+export async function screenshot(
+  url: string,
+  file: string,
+  windowSize = "1024,640",
+): Promise<void> {
+  await run([
+    `--window-size=${windowSize}`,
+    "--hide-scrollbars",
+    `--screenshot=${file}`,
+    url,
+  ]);
 }

@@ -183,3 +183,18 @@ export async function exchange(
   const { text, closed } = await readAll(conn, timeoutMs);
   return { responses: parseResponses(text), closed, text };
 }
+
+/**
+ * Sends `GET path` on an open HTTP/1.1 connection and reads the answer.
+ *
+ * @param conn The connection (left open).
+ * @param path The request target.
+ * @returns The status and the body, as `"200 body"`.
+ */
+export async function getOn(conn: Deno.Conn, path: string): Promise<string> {
+  await conn.write(
+    new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`),
+  );
+  const [res] = await readResponses(conn, 1);
+  return `${res!.status} ${res!.body}`;
+}

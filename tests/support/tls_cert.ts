@@ -19,7 +19,7 @@ export interface TestCertificate {
 
 /**
  * Writes `cert.pem` and `key.pem` (P-256, one day, CN and SAN localhost and
- * 127.0.0.1) into `dir`.
+ * 127.0.0.1, not a CA) into `dir`.
  *
  * @param dir An existing directory.
  * @returns The files and their contents, or `null` when openssl is missing
@@ -46,6 +46,10 @@ export async function writeTestCertificate(
         "/CN=localhost",
         "-addext",
         "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        // A leaf, not a CA: clients that trust it by `caCerts` (rustls)
+        // refuse a CA certificate used as the server's own.
+        "-addext",
+        "basicConstraints=critical,CA:FALSE",
         "-keyout",
         keyFile,
         "-out",
@@ -64,4 +68,50 @@ export async function writeTestCertificate(
     cert: await Deno.readTextFile(certFile),
     key: await Deno.readTextFile(keyFile),
   };
+}
+
+/**
+ * Makes a certificate in a temporary directory, reads it, and removes the
+ * files.
+ *
+ * @returns The certificate and key, or `null` when openssl is missing.
+ */
+export async function testCertificate(): Promise<
+  { cert: string; key: string } | null
+> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const made = await writeTestCertificate(dir);
+    return made ? { cert: made.cert, key: made.key } : null;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Opens an HTTP/1.1 TLS connection to a loopback server, trusting only the
+ * given certificates, and completes the handshake (it fails when the
+ * server's certificate is not one of them).
+ *
+ * @param port The server's port.
+ * @param caCerts The trusted certificates, PEM.
+ * @returns The connection.
+ */
+export async function connectTrusting(
+  port: number,
+  caCerts: string[],
+): Promise<Deno.TlsConn> {
+  const conn = await Deno.connectTls({
+    hostname: "localhost",
+    port,
+    caCerts,
+    alpnProtocols: ["http/1.1"],
+  });
+  try {
+    await conn.handshake();
+  } catch (error) {
+    conn.close();
+    throw error;
+  }
+  return conn;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  ACCESS_LOG_FORMATS,
   type AccessLogEntry,
   type AccessLogOptions,
   type AccessLogSink,
@@ -32,7 +33,22 @@ export function accessLogFilter(
   const now = options?.now ?? (() => performance.now());
   const wallClock = options?.wallClock ?? Date.now;
   const clientIp = clientAddressResolver(options?.trustProxy);
-  const withRequestId = options?.requestId ?? false;
+  const format = options?.format ?? "default";
+  if (!ACCESS_LOG_FORMATS.includes(format)) {
+    throw new TypeError(
+      `Cannot create access log: format "${format}" is not one of ${
+        ACCESS_LOG_FORMATS.join(", ")
+      }`,
+    );
+  }
+  const named = options?.user;
+  const userOf = named === undefined
+    ? forwardedUser
+    : (req: Request) => named(req) ?? forwardedUser(req);
+  // Only the formats that print them read these fields.
+  const agent = format === "combined" || format === "json";
+  const json = format === "json";
+  const withRequestId = json || (options?.requestId ?? false);
   return (next) => async (req: Request): Promise<Response> => {
     const time = wallClock();
     const start = now();
@@ -54,8 +70,7 @@ export function accessLogFilter(
             forwardedFor: req.header("x-forwarded-for"),
             realIp: req.header("x-real-ip"),
           }),
-          user: req.header("x-forwarded-user") || req.header("gap-auth") ||
-            undefined,
+          user: userOf(req),
           time,
           method: req.method,
           target: req.target,
@@ -63,12 +78,20 @@ export function accessLogFilter(
           status,
           size,
           durationMs,
+          referer: agent ? req.header("referer") : undefined,
+          userAgent: agent ? req.header("user-agent") : undefined,
+          tls: json ? req.secure : undefined,
         };
         if (withRequestId) entry.requestId = requestIdOf(req) ?? null;
-        write(formatAccessLogLine(entry));
+        write(formatAccessLogLine(entry, format));
       } catch {
         // A failing sink never fails the request.
       }
     }
   };
+}
+
+/** The user an authenticating proxy names. */
+function forwardedUser(req: Request): string | undefined {
+  return req.header("x-forwarded-user") || req.header("gap-auth") || undefined;
 }

@@ -30,6 +30,7 @@ import {
 import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
 import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
+import { acceptsTrailers, announcedTrailers, lastChunk } from "../trailers.ts";
 import { ChunkedDecoder } from "./chunked.ts";
 import {
   cachedHead,
@@ -353,11 +354,17 @@ class H1Connection implements ServedConnection {
     const content = carriesContent(head.method, status);
     const length = body.contentLength;
     const announced = announcedLength(head.method, status, length, res.headers);
+    const trailers = res.trailers === undefined
+      ? undefined
+      : this.#trailersFor(head, res, content);
     options.close = close;
     options.keepAlive = head.minor === 0 && !close;
     options.length = 0;
     options.passLength = announced === HANDLER_LENGTH;
-    if (announced >= 0) {
+    if (trailers !== undefined) {
+      // Only the chunked coding carries a trailer section.
+      options.framing = CHUNKED;
+    } else if (announced >= 0) {
       options.framing = LENGTH;
       options.length = announced;
     } else if (!content) {
@@ -383,6 +390,11 @@ class H1Connection implements ServedConnection {
         this.#out.subarray(at, this.#outLen),
       );
     }
+    if (trailers !== undefined) {
+      return this.#flush()
+        .then(() => this.#streamBody(body, true, trailers))
+        .then((ok) => ok && !close);
+    }
     if (!content || length === 0) {
       if (body.kind !== "empty" && body.kind !== "bytes") {
         return body.cancel().then(() => !close);
@@ -407,8 +419,35 @@ class H1Connection implements ServedConnection {
       .then((ok) => ok && !close);
   }
 
+  /**
+   * The trailers a response may carry here: HTTP/1.1 content, and a request
+   * whose `TE` lists `trailers` (RFC 9110 section 6.5); announced in
+   * `Trailer` unless the handler did.
+   */
+  #trailersFor(
+    head: RequestHead,
+    res: Response,
+    content: boolean,
+  ): HttpHeaders | undefined {
+    if (
+      !content || head.minor !== 1 || !acceptsTrailers(head.names, head.values)
+    ) {
+      return undefined;
+    }
+    const trailers = res.trailers!;
+    const names = announcedTrailers(trailers);
+    if (names !== undefined && !res.headers.has("trailer")) {
+      res.headers.set("trailer", names);
+    }
+    return trailers;
+  }
+
   /** Sends a streamed or file body; false when it failed midway. */
-  async #streamBody(body: Body, chunked: boolean): Promise<boolean> {
+  async #streamBody(
+    body: Body,
+    chunked: boolean,
+    trailers?: HttpHeaders,
+  ): Promise<boolean> {
     let sent = 0;
     const expected = body.contentLength;
     this.#watchPeer(body);
@@ -442,7 +481,8 @@ class H1Connection implements ServedConnection {
     }
     if (this.#peerGone) return false;
     if (chunked) {
-      this.#append("0\r\n\r\n");
+      // Read now: a streamed body may have filled them in as it ended.
+      this.#append(trailers === undefined ? "0\r\n\r\n" : lastChunk(trailers));
       await this.#flush();
     }
     return true;
@@ -663,6 +703,7 @@ class H1Connection implements ServedConnection {
 class H1BodyReader implements BodyReader {
   readonly length: number | undefined;
   finished = false;
+  #trailers: HttpHeaders | undefined;
   #conn: H1Connection;
   #remaining: number;
   #decoder: ChunkedDecoder | undefined;
@@ -703,6 +744,15 @@ class H1BodyReader implements BodyReader {
   /** Whether the handler can read no more: the body ended or was given up. */
   get done(): boolean {
     return this.finished || this.#cancelled;
+  }
+
+  /** The chunked trailer section (RFC 9112 section 7.1.2), once read. */
+  get trailers(): HttpHeaders | undefined {
+    if (!this.finished) return undefined;
+    const decoder = this.#decoder;
+    return this.#trailers ??= decoder === undefined
+      ? new HttpHeaders()
+      : HttpHeaders.fromTrusted(decoder.trailerNames, decoder.trailerValues);
   }
 
   /** Skips what is left of a small body; false when the connection must close. */

@@ -131,10 +131,16 @@ export interface H2ConnectionEvents {
   request(streamId: number, head: RequestHead, endStream: boolean): void;
   /**
    * Request content arrived (a copy the receiver owns), or the request ended
-   * (`chunk` null, `end` true). Call {@linkcode H2Connection.consume} as the
-   * handler reads it.
+   * (`chunk` null, `end` true), with `trailers` when a trailing HEADERS
+   * frame ended it (`[name, value, ...]`, RFC 9113 8.1). Call
+   * {@linkcode H2Connection.consume} as the handler reads it.
    */
-  data(streamId: number, chunk: Uint8Array | null, end: boolean): void;
+  data(
+    streamId: number,
+    chunk: Uint8Array | null,
+    end: boolean,
+    trailers?: string[],
+  ): void;
   /** The stream ended abnormally: reset by the peer, by us, or by close. */
   reset(streamId: number, code: number): void;
   /** Queued response data fell below `STREAM_HIGH_WATER` (`send_queue.ts`). */
@@ -152,6 +158,7 @@ class Stream implements QueuedStream {
   offset = 0;
   queued = 0;
   endQueued = false;
+  trailers: readonly string[] | undefined = undefined;
   inSendList = false;
   wantsWritable = false;
   stalledSince = -1;
@@ -203,6 +210,7 @@ type Phase = typeof Phase[keyof typeof Phase];
 
 const EMPTY = new Uint8Array(0);
 const textEncoder = new TextEncoder();
+const NOT_LATIN1 = /[\u0100-\uffff]/;
 
 /**
  * A server-side HTTP/2 connection. Feed it bytes with
@@ -492,6 +500,31 @@ export class H2Connection {
     }
     this.#sendQueue.enqueue(stream, chunk, endStream);
     this.#sentSincePing = true;
+  }
+
+  /**
+   * Ends a response with trailer fields (RFC 9113 8.1): a HEADERS frame
+   * with END_STREAM, sent after every byte queued with `send`.
+   *
+   * @param streamId The stream.
+   * @param fields `[name, value, ...]`, names lower case, no pseudo-header.
+   * @throws {TypeError} When a field has a character above U+00FF, which
+   * HPACK cannot carry (checked now: the block is encoded later).
+   */
+  sendTrailers(streamId: number, fields: readonly string[]): void {
+    const stream = this.#streams.get(streamId);
+    if (stream === undefined || !canSend(stream.state) || stream.endQueued) {
+      return;
+    }
+    for (const field of fields) {
+      if (NOT_LATIN1.test(field)) {
+        throw new TypeError(
+          `Cannot send trailer field "${field}": a character is above U+00FF`,
+        );
+      }
+    }
+    if (fields.length > 0) stream.trailers = fields;
+    this.#sendQueue.enqueue(stream, EMPTY, true);
   }
 
   /**
@@ -921,7 +954,7 @@ export class H2Connection {
       return;
     }
     this.#move(stream, StreamEvent.RECV_HEADERS_ES);
-    this.#events.data(id, null, true);
+    this.#events.data(id, null, true, fields!);
   }
 
   #rstStream(frame: RstStreamFrame): void {
@@ -1143,6 +1176,13 @@ export class H2Connection {
    * NO_ERROR, so the client stops sending content nobody reads.
    */
   #ended(stream: Stream): void {
+    const trailers = stream.trailers;
+    if (trailers !== undefined) {
+      // Encoded now, in wire order, so the peer's HPACK table follows.
+      stream.trailers = undefined;
+      const block = this.#encoder.encode(trailers);
+      this.#writer.headers(stream.id, block, true, this.#peer.maxFrameSize);
+    }
     this.#move(stream, StreamEvent.SEND_DATA_ES);
     if (stream.state === StreamState.HALF_CLOSED_LOCAL) {
       this.#writer.rstStream(stream.id, ErrorCode.NO_ERROR);

@@ -37,6 +37,7 @@ class Harness implements H2ConnectionEvents {
   chunks: [number, Uint8Array | null, boolean][] = [];
   resets: [number, number][] = [];
   writables: number[] = [];
+  trailers: [number, string[]][] = [];
   /** Decoded fields of the HEADERS frames read by {@linkcode out}. */
   fields = new WeakMap<HeadersFrame, string[]>();
   #enc = new HpackEncoder({ huffman: false });
@@ -59,8 +60,14 @@ class Harness implements H2ConnectionEvents {
   request(streamId: number, head: RequestHead, endStream: boolean): void {
     this.requests.push([streamId, head, endStream]);
   }
-  data(streamId: number, chunk: Uint8Array | null, end: boolean): void {
+  data(
+    streamId: number,
+    chunk: Uint8Array | null,
+    end: boolean,
+    trailers?: string[],
+  ): void {
     this.chunks.push([streamId, chunk, end]);
+    if (trailers !== undefined) this.trailers.push([streamId, trailers]);
   }
   reset(streamId: number, code: number): void {
     this.resets.push([streamId, code]);
@@ -302,6 +309,82 @@ Deno.test("H2Connection sends RST_STREAM NO_ERROR after a complete response to a
   assert.ok(rst?.type === FrameType.RST_STREAM);
   assert.equal(rst.code, ErrorCode.NO_ERROR);
   assert.deepEqual(h.resets, [[1, ErrorCode.NO_ERROR]]);
+});
+
+Deno.test("H2Connection ends a response with trailers after every DATA frame", () => {
+  const h = new Harness({}, [4, 10]);
+  h.get(1);
+  h.conn.respond(1, [":status", "200", "trailer", "grpc-status"], false);
+  h.conn.send(1, new Uint8Array(25), false);
+  h.conn.sendTrailers(1, ["grpc-status", "0"]);
+  // The window holds back the content, and the trailers with it.
+  let frames = h.out().filter((f) => f.streamId === 1);
+  assert.deepEqual(frames.map((f) => f.type), [
+    FrameType.HEADERS,
+    FrameType.DATA,
+  ]);
+  h.send((w) => w.windowUpdate(1, 100));
+  frames = h.out();
+  assert.deepEqual(
+    frames.map((f) => [f.type, (f as { endStream?: boolean }).endStream]),
+    [[FrameType.DATA, false], [FrameType.HEADERS, true]],
+  );
+  assert.deepEqual(h.fields.get(frames[1] as HeadersFrame), [
+    "grpc-status",
+    "0",
+  ]);
+  assert.equal(h.conn.activeStreams, 0);
+  // Nothing more may follow the trailers.
+  h.conn.send(1, new Uint8Array(1), true);
+  assert.deepEqual(h.out(), []);
+});
+
+Deno.test("H2Connection sends trailers right after the head when there is no content", () => {
+  const h = new Harness();
+  h.get(1);
+  h.conn.respond(1, [":status", "200"], false);
+  h.conn.sendTrailers(1, ["x-sum", "0"]);
+  const frames = h.out();
+  assert.deepEqual(
+    frames.map((f) => [f.type, (f as { endStream?: boolean }).endStream]),
+    [[FrameType.HEADERS, false], [FrameType.HEADERS, true]],
+  );
+  // Empty trailers end the stream with an empty DATA frame instead.
+  h.get(3);
+  h.conn.respond(3, [":status", "200"], false);
+  h.conn.sendTrailers(3, []);
+  assert.deepEqual(
+    h.out().map((f) => [f.type, (f as { endStream?: boolean }).endStream]),
+    [[FrameType.HEADERS, false], [FrameType.DATA, true]],
+  );
+});
+
+Deno.test("H2Connection hands request trailers to the driver with the end of the body", () => {
+  const h = new Harness();
+  h.get(1, false);
+  h.send((w) => w.data(1, Uint8Array.of(1, 2), false));
+  const block = new HpackEncoder({ huffman: false }).encode([
+    "grpc-timeout",
+    "1S",
+  ]);
+  h.send((w) => w.headers(1, block, true, 16384));
+  assert.deepEqual(h.chunks.map(([, c, end]) => [c?.length ?? null, end]), [
+    [2, false],
+    [null, true],
+  ]);
+  assert.deepEqual(h.trailers, [[1, ["grpc-timeout", "1S"]]]);
+});
+
+Deno.test("H2Connection refuses trailers HPACK cannot carry before queueing them", () => {
+  const h = new Harness();
+  h.get(1);
+  h.conn.respond(1, [":status", "200"], false);
+  assert.throws(() => h.conn.sendTrailers(1, ["x-name", "ŋ"]), TypeError);
+  // The stream can still end, and the HPACK state is untouched.
+  h.conn.sendTrailers(1, ["x-name", "ok"]);
+  const last = h.out().at(-1) as HeadersFrame;
+  assert.equal(last.endStream, true);
+  assert.deepEqual(h.fields.get(last), ["x-name", "ok"]);
 });
 
 /** One frame's bytes, for types the writer does not produce. */

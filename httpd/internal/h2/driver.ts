@@ -26,6 +26,7 @@ import {
 import { httpDate } from "../date.ts";
 import { ChunkQueue } from "../chunk_queue.ts";
 import { dispatch } from "../dispatch.ts";
+import { announcedTrailers, trailerFields } from "../trailers.ts";
 import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
 import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
@@ -95,6 +96,8 @@ class StreamBody implements BodyReader {
   #cancelled = false;
   #waiter: ((chunk: Uint8Array | null) => void) | undefined;
   #fail: ((error: Error) => void) | undefined;
+  #trailerFields: string[] | undefined;
+  #trailers: HttpHeaders | undefined;
 
   constructor(driver: H2Driver, id: number, length: number | undefined) {
     this.#driver = driver;
@@ -107,8 +110,27 @@ class StreamBody implements BodyReader {
     return this.#ended || this.#cancelled || this.#error !== undefined;
   }
 
-  push(chunk: Uint8Array | null, end: boolean): void {
+  /** The request's trailers, once its content has all been read. */
+  get trailers(): HttpHeaders | undefined {
+    if (!this.#ended || this.#queue.length > 0 || this.#error) {
+      return undefined;
+    }
+    if (this.#trailers === undefined) {
+      const fields = this.#trailerFields ?? [];
+      const names: string[] = [];
+      const values: string[] = [];
+      for (let i = 0; i < fields.length; i += 2) {
+        names.push(fields[i]!);
+        values.push(fields[i + 1]!);
+      }
+      this.#trailers = HttpHeaders.fromTrusted(names, values);
+    }
+    return this.#trailers;
+  }
+
+  push(chunk: Uint8Array | null, end: boolean, trailers?: string[]): void {
     if (end) this.#ended = true;
+    if (trailers !== undefined) this.#trailerFields = trailers;
     if (chunk !== null && (this.#cancelled || this.#error !== undefined)) {
       this.#driver.consume(this.#id, chunk.length);
       return;
@@ -448,9 +470,14 @@ class H2Driver implements H2ConnectionEvents {
     }
   }
 
-  data(id: number, chunk: Uint8Array | null, end: boolean): void {
+  data(
+    id: number,
+    chunk: Uint8Array | null,
+    end: boolean,
+    trailers?: string[],
+  ): void {
     const body = this.#streams.get(id)?.body;
-    if (body) body.push(chunk, end);
+    if (body) body.push(chunk, end, trailers);
     else if (chunk !== null) this.consume(id, chunk.length);
   }
 
@@ -537,7 +564,15 @@ class H2Driver implements H2ConnectionEvents {
     if (!(flags & 2)) fields.push("server", serverHeader);
     if (!(flags & 4)) fields.push("x-service-build", serverHeader);
     if (announced >= 0) fields.push("content-length", String(announced));
-    if (!carriesContent(req.method, status) || length === 0) {
+    const content = carriesContent(req.method, status);
+    // RFC 9113 8.1: trailers follow the content in a HEADERS frame; HTTP/2
+    // peers need no TE to receive them.
+    const trailers = content ? res.trailers : undefined;
+    if (trailers !== undefined && !res.headers.has("trailer")) {
+      const names = announcedTrailers(trailers);
+      if (names !== undefined) fields.push("trailer", names);
+    }
+    if (!content || (length === 0 && trailers === undefined)) {
       this.#streams.delete(id);
       h2.respond(id, fields, true);
       void body.cancel();
@@ -546,16 +581,23 @@ class H2Driver implements H2ConnectionEvents {
     }
     h2.respond(id, fields, false);
     const bytes = body.kind === "bytes" ? body.buffered : undefined;
-    if (bytes !== undefined) {
+    if (bytes !== undefined && trailers === undefined) {
       this.#streams.delete(id);
       h2.send(id, bytes, true);
       this.scheduleFlush();
       return;
     }
-    this.#sendBody(id, ctx, body).finally(() => this.#streams.delete(id));
+    this.#sendBody(id, ctx, body, trailers).finally(() =>
+      this.#streams.delete(id)
+    );
   }
 
-  async #sendBody(id: number, ctx: StreamContext, body: Body): Promise<void> {
+  async #sendBody(
+    id: number,
+    ctx: StreamContext,
+    body: Body,
+    trailers: HttpHeaders | undefined,
+  ): Promise<void> {
     const h2 = this.#h2;
     ctx.sending = body;
     try {
@@ -576,7 +618,9 @@ class H2Driver implements H2ConnectionEvents {
         await body.cancel();
         return;
       }
-      h2.send(id, EMPTY, true);
+      // Read now: a streamed body may have filled them in as it ended.
+      if (trailers === undefined) h2.send(id, EMPTY, true);
+      else h2.sendTrailers(id, trailerFields(trailers));
     } catch {
       // The body source failed mid-response: the stream cannot complete.
       h2.reset(id, ErrorCode.INTERNAL_ERROR);

@@ -53,6 +53,12 @@ export interface QueuedStream {
   queued: number;
   /** END_STREAM goes out once the queue is empty. */
   endQueued: boolean;
+  /**
+   * Trailer fields that end the stream instead (RFC 9113 8.1): the last
+   * DATA frame goes without END_STREAM, and the connection writes them as
+   * a HEADERS frame in `ended`, where its HPACK encoder runs in wire order.
+   */
+  trailers: readonly string[] | undefined;
   /** Whether the stream is in the round-robin list now. */
   inSendList: boolean;
   /** Whether the application asked for a `writable` event. */
@@ -63,7 +69,10 @@ export interface QueuedStream {
 
 /** What the send queue tells the connection. */
 export interface SendQueueEvents<S extends QueuedStream> {
-  /** The stream's last DATA frame, with END_STREAM, was framed. */
+  /**
+   * The stream's last DATA frame was framed: with END_STREAM, or followed
+   * by the trailers the connection now writes.
+   */
   ended(stream: S): void;
   /**
    * The stream's queue fell below {@linkcode STREAM_HIGH_WATER} after the
@@ -87,7 +96,8 @@ export interface SendQueueEvents<S extends QueuedStream> {
  *
  * const stream = (id: number): QueuedStream => ({
  *   id, send: new SendWindow(65535), queue: [], offset: 0, queued: 0,
- *   endQueued: false, inSendList: false, wantsWritable: false, stalledSince: -1,
+ *   endQueued: false, trailers: undefined, inSendList: false,
+ *   wantsWritable: false, stalledSince: -1,
  * });
  * const streams = new Map([1, 3].map((id) => [id, stream(id)]));
  * const queue = new SendQueue(new FrameWriter(), streams, {
@@ -227,9 +237,10 @@ export class SendQueue<S extends QueuedStream> {
         stream.queued -= n;
         stream.send.available -= n;
         this.#window.available -= n;
-        // END_STREAM rides on the frame that empties the queue.
+        // END_STREAM rides on the frame that empties the queue, unless
+        // trailers follow it.
         const end = stream.queued === 0 && stream.endQueued;
-        writer.data(stream.id, chunk, end);
+        writer.data(stream.id, chunk, end && stream.trailers === undefined);
         if (end) {
           this.#events.ended(stream);
           continue;
@@ -241,8 +252,8 @@ export class SendQueue<S extends QueuedStream> {
         this.schedule(stream);
       } else if (stream.endQueued) {
         // An empty DATA frame is not flow controlled (RFC 9113 6.9.1), so
-        // END_STREAM leaves even on a closed window.
-        writer.data(stream.id, EMPTY, true);
+        // END_STREAM leaves even on a closed window; so do trailers.
+        if (stream.trailers === undefined) writer.data(stream.id, EMPTY, true);
         this.#events.ended(stream);
       }
     }

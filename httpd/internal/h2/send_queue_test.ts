@@ -20,6 +20,7 @@ class TestStream implements QueuedStream {
   inSendList = false;
   wantsWritable = false;
   stalledSince = -1;
+  trailers: readonly string[] | undefined = undefined;
 
   constructor(readonly id: number, window: number) {
     this.send = new SendWindow(window);

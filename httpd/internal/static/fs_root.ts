@@ -13,6 +13,11 @@ import {
   SIDECAR_SUFFIXES,
   type StaticIndexEntry,
 } from "./index_format.ts";
+import {
+  type Listing,
+  type ListingEntry,
+  MAX_LISTING_ENTRIES,
+} from "./listing.ts";
 import { MimeTypes } from "../../mime_types.ts";
 import {
   DIRECTORY,
@@ -25,11 +30,14 @@ import {
  * oldest are forgotten, so a scan of random URLs cannot grow memory. */
 export const MAX_CACHED_PATHS = 10_000;
 
+/** How many entries of a listed directory are stat'ed at once. */
+const LISTING_STAT_BATCH = 64;
+
 /** Settings of {@linkcode FsRoot}. */
 export interface FsRootOptions {
   /** Response settings shared by every asset. */
   settings: AssetSettings;
-  /** Look for `.br` / `.gz` sidecars. */
+  /** Look for `.zst` / `.br` / `.gz` sidecars. */
   preferPrecompressed: boolean;
   /** Hold small files in memory. */
   cacheInMemory: boolean;
@@ -93,6 +101,51 @@ export class FsRoot implements Root {
     const pending = this.#load(path, slot, next, now);
     next.value = pending;
     return pending;
+  }
+
+  /**
+   * Reads a directory for a listing.
+   *
+   * @param dir A decoded, safe directory path ending with `/`.
+   * @param hidden Whether to include names starting with `.`.
+   * @returns The entries, or `undefined` when there is no such directory
+   * inside the root.
+   */
+  async list(dir: string, hidden: boolean): Promise<Listing | undefined> {
+    const real = await this.#realRoot(performance.now());
+    if (real === undefined) return undefined;
+    let resolved: string;
+    const found: Deno.DirEntry[] = [];
+    let truncated = false;
+    try {
+      resolved = await Deno.realPath(this.#dir + dir);
+      if (!inside(resolved, real)) return undefined;
+      for await (const entry of Deno.readDir(resolved)) {
+        if (!hidden && entry.name.startsWith(".")) continue;
+        if (dir === "/" && entry.name === INDEX_FILE_NAME) continue;
+        if (found.length === MAX_LISTING_ENTRIES) {
+          truncated = true;
+          break;
+        }
+        found.push(entry);
+      }
+    } catch {
+      return undefined; // Not a directory, gone, or not readable.
+    }
+    const names = new Set(found.map((entry) => entry.name));
+    const shown = this.#options.preferPrecompressed
+      ? found.filter((entry) => !isSidecarBeside(entry.name, names))
+      : found;
+    const entries: ListingEntry[] = [];
+    for (let i = 0; i < shown.length; i += LISTING_STAT_BATCH) {
+      const batch = shown.slice(i, i + LISTING_STAT_BATCH).map((entry) =>
+        listingEntry(`${resolved}/${entry.name}`, entry, real)
+      );
+      for (const entry of await Promise.all(batch)) {
+        if (entry !== undefined) entries.push(entry);
+      }
+    }
+    return { entries, truncated };
   }
 
   /** Forgets everything cached, releasing the memory it held. */
@@ -336,6 +389,41 @@ export class FsRoot implements Root {
       if (!(slot.value instanceof Promise)) this.#release(slot);
     }
   }
+}
+
+// A listing's entry: what the name leads to, when that is a file or a
+// directory inside the root.
+async function listingEntry(
+  file: string,
+  entry: Deno.DirEntry,
+  real: string,
+): Promise<ListingEntry | undefined> {
+  try {
+    const stat = await Deno.stat(file);
+    if (!stat.isFile && !stat.isDirectory) return undefined;
+    if (entry.isSymlink && !inside(await Deno.realPath(file), real)) {
+      return undefined;
+    }
+    return {
+      name: entry.name,
+      directory: stat.isDirectory,
+      size: stat.isFile ? stat.size : 0,
+      mtimeMs: stat.mtime?.getTime() ?? NaN,
+    };
+  } catch {
+    return undefined; // A broken link, or removed meanwhile.
+  }
+}
+
+// Whether a name is a sidecar (`app.js.gz`) of a file listed beside it.
+function isSidecarBeside(name: string, names: Set<string>): boolean {
+  for (const coding of SIDECAR_CODINGS) {
+    const suffix = SIDECAR_SUFFIXES[coding]!;
+    if (name.endsWith(suffix) && names.has(name.slice(0, -suffix.length))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // The SHA-256 digest of one version of a file, computed once.

@@ -13,10 +13,11 @@ import { acceptsHtml } from "./accept_html.ts";
 import { answer, Mode } from "./answer.ts";
 import type { AssetSettings } from "./asset.ts";
 import { IMMUTABLE_CACHE_CONTROL, isFingerprinted } from "./fingerprint.ts";
+import { listDirectory, listingResponse } from "./list_response.ts";
 import { FsRoot } from "./fs_root.ts";
 import { INDEX_FILE_NAME } from "./index_format.ts";
 import { lookup, lookupFile, lookupIndex } from "./lookup.ts";
-import type { StaticSettings } from "./options.ts";
+import type { DotfilesMode, StaticSettings } from "./options.ts";
 import { BAD_PATH, hasExtension, resolvePath } from "./path.ts";
 import { plain, type Reply } from "./reply.ts";
 import {
@@ -45,12 +46,16 @@ function redirect(location: string, query: string): Response {
  * @returns The handler.
  */
 export function createStaticHandler(settings: StaticSettings): Handler {
-  const { cacheControl, immutableFingerprinted } = settings;
+  const { cacheControl, cacheRules, immutableFingerprinted } = settings;
   const assets: AssetSettings = {
-    cacheControl: (path) =>
-      immutableFingerprinted && isFingerprinted(path)
+    cacheControl: (path) => {
+      for (const rule of cacheRules) {
+        if (rule.pattern.test(path)) return rule.cacheControl;
+      }
+      return immutableFingerprinted && isFingerprinted(path)
         ? IMMUTABLE_CACHE_CONTROL
-        : cacheControl,
+        : cacheControl;
+    },
   };
   const memory: MemoryBudget = { used: 0, limit: settings.memoryLimit };
   const roots: Root[] = settings.roots.map((root) =>
@@ -82,6 +87,10 @@ export interface StaticHandlerSettings {
   readonly spaFallback: string | undefined;
   /** The not-found page's decoded path. */
   readonly notFoundFile: string | undefined;
+  /** Answer a directory without an index file with a listing. */
+  readonly directoryListing: boolean;
+  /** What dot segments do. */
+  readonly dotfiles: DotfilesMode;
   /** The URL path the files are under, as sent; `""` for none. */
   readonly urlPrefix: string;
 }
@@ -129,11 +138,15 @@ export class StaticHandler {
       raw = raw.slice(prefix.length);
       base += prefix;
     }
-    const path = resolvePath(raw);
+    const dotfiles = this.#settings.dotfiles;
+    const path = resolvePath(raw, dotfiles === "allow");
     if (path === BAD_PATH) return plain(400, "Bad Request");
-    // A hidden file is missing like any other (the 404 page may answer).
-    if (typeof path === "number") return this.#miss(req, raw);
-    if (path.endsWith("/")) return this.#directory(req, path);
+    if (typeof path === "number") {
+      if (dotfiles === "deny") return plain(403, "Forbidden");
+      // A hidden file is missing like any other (the 404 page may answer).
+      return this.#miss(req, raw);
+    }
+    if (path.endsWith("/")) return this.#directory(req, path, base);
     // The index describes the files; it is not one of them.
     if (path === "/" + INDEX_FILE_NAME) return this.#miss(req, path);
     const found = lookup(this.#roots, path);
@@ -150,9 +163,11 @@ export class StaticHandler {
   ): Reply {
     if (found === undefined) return this.#miss(req, path);
     if (found !== DIRECTORY) return answer(req, found, Mode.File);
-    const { indexFiles } = this.#settings;
+    const { indexFiles, directoryListing } = this.#settings;
     return lookupIndex(this.#roots, path + "/", indexFiles).then((asset) => {
-      if (asset === undefined) return this.#miss(req, path);
+      if (asset === undefined && !directoryListing) {
+        return this.#miss(req, path);
+      }
       // A relative reference in the index page resolves against the slash
       // form, so send the client there (as nginx and Apache do). The
       // Location is rebuilt from the decoded path: never `//host`; the
@@ -161,12 +176,25 @@ export class StaticHandler {
     });
   }
 
-  async #directory(req: Request, dir: string): Promise<Response> {
-    const { indexFiles } = this.#settings;
+  async #directory(
+    req: Request,
+    dir: string,
+    base: string,
+  ): Promise<Response> {
+    const { indexFiles, directoryListing, dotfiles } = this.#settings;
     const asset = await lookupIndex(this.#roots, dir, indexFiles);
-    return asset === undefined
-      ? this.#miss(req, dir)
-      : answer(req, asset, Mode.File);
+    if (asset !== undefined) return answer(req, asset, Mode.File);
+    if (directoryListing) {
+      const listing = await listDirectory(
+        this.#roots,
+        dir,
+        dotfiles === "allow",
+      );
+      if (listing !== undefined) {
+        return listingResponse(req, decodeBase(base) + dir, listing);
+      }
+    }
+    return this.#miss(req, dir);
   }
 
   async #miss(req: Request, path: string): Promise<Response> {
@@ -182,5 +210,14 @@ export class StaticHandler {
       if (page !== undefined) return answer(req, page, Mode.NotFound);
     }
     return plain(404, "Not Found");
+  }
+}
+
+// The part of the path above the files, as a person reads it.
+function decodeBase(base: string): string {
+  try {
+    return decodeURIComponent(base);
+  } catch {
+    return base; // Shown as sent.
   }
 }

@@ -12,12 +12,14 @@ export const INDEX_VERSION = 1;
 /** Content codings the index can list sidecars for, best first, with the
  * sidecar's file suffix. */
 export const SIDECAR_SUFFIXES: Readonly<Record<string, string>> = {
+  zstd: ".zst",
   br: ".br",
   gzip: ".gz",
 };
-/** The codings of {@linkcode SIDECAR_SUFFIXES}, in order of preference
- * (brotli is smaller, so it wins ties). */
-export const SIDECAR_CODINGS: readonly string[] = ["br", "gzip"];
+/** The codings of {@linkcode SIDECAR_SUFFIXES}, in the order they win ties
+ * of the client's q-values: zstd decodes several times faster than brotli
+ * at a size close to it, and both beat gzip. */
+export const SIDECAR_CODINGS: readonly string[] = ["zstd", "br", "gzip"];
 
 /** A precompressed copy of a file, as recorded in the index. */
 export interface StaticIndexSidecar {
@@ -39,7 +41,7 @@ export interface StaticIndexEntry {
   sha256: string;
   /** The strong ETag served for the file, derived from `sha256`. */
   etag: string;
-  /** Precompressed sidecars by content coding (`br`, `gzip`). */
+  /** Precompressed sidecars by content coding (`zstd`, `br`, `gzip`). */
   sidecars?: Record<string, StaticIndexSidecar>;
 }
 

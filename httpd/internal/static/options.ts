@@ -9,13 +9,20 @@
  */
 import { resolve as resolvePathOnDisk } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { StaticFileOptions } from "../../static_files.ts";
+import type { CacheRule, StaticFileOptions } from "../../static_files.ts";
+import { compileGlob } from "./glob.ts";
 import { resolvePath } from "./path.ts";
 
 /** Default index file names tried for a directory path. */
 export const DEFAULT_INDEX_FILES: readonly string[] = Object.freeze([
   "index.html",
 ]);
+/** The page that answers misses with 404 when it exists and no fallback is
+ * set, as on GitHub Pages, Netlify and Cloudflare Pages. */
+export const DEFAULT_NOT_FOUND_FILE = "404.html";
+/** What happens to dot segments of a path: see `StaticFileOptions.dotfiles`. */
+export type DotfilesMode = "ignore" | "allow" | "deny";
+const DOTFILES_MODES: readonly DotfilesMode[] = ["ignore", "allow", "deny"];
 /** Default largest file held in memory: small hot files (HTML, CSS, JS,
  * icons) fit; media and archives are streamed from disk. */
 export const DEFAULT_MAX_CACHED_FILE_SIZE = 256 * 1024;
@@ -32,6 +39,14 @@ export type RootSpec =
   | { readonly kind: "path"; readonly dir: string }
   | { readonly kind: "url"; readonly url: URL };
 
+/** A checked `Cache-Control` rule. */
+export interface CompiledCacheRule {
+  /** Matches decoded URL paths (starting with `/`). */
+  readonly pattern: RegExp;
+  /** The value sent for them. */
+  readonly cacheControl: string;
+}
+
 /** Every setting of a handler, checked and with the defaults filled in. */
 export interface StaticSettings {
   /** Where files are looked up, in order; never empty. */
@@ -40,14 +55,20 @@ export interface StaticSettings {
   readonly cacheInMemory: boolean;
   /** The `Cache-Control` value of file responses, if any. */
   readonly cacheControl: string | undefined;
+  /** Per-path `Cache-Control` values, first match wins. */
+  readonly cacheRules: readonly CompiledCacheRule[];
   /** Mark fingerprinted file names immutable. */
   readonly immutableFingerprinted: boolean;
-  /** Look for `.br` / `.gz` sidecars. */
+  /** Look for `.zst` / `.br` / `.gz` sidecars. */
   readonly preferPrecompressed: boolean;
   /** The single-page shell, as a safe decoded path. */
   readonly spaFallback: string | undefined;
   /** The not-found page, as a safe decoded path. */
   readonly notFoundFile: string | undefined;
+  /** Answer a directory without an index file with a listing. */
+  readonly directoryListing: boolean;
+  /** What dot segments do. */
+  readonly dotfiles: DotfilesMode;
   /** Index file names tried for a directory path. */
   readonly indexFiles: readonly string[];
   /** How long a `stat` result is trusted, in milliseconds. */
@@ -120,15 +141,67 @@ export function checkEmbedded(url: string | URL): RootSpec {
  * Checks a `Cache-Control` value.
  *
  * @param value The field value.
+ * @param option The option that carries it, for the message.
  * @returns The value.
  * @throws {TypeError} When it is not a string or contains CR, LF or NUL.
  */
-export function checkCacheControl(value: string): string {
+export function checkCacheControl(
+  value: string,
+  option: "cacheControl" | "cacheRules" = "cacheControl",
+): string {
   if (typeof value !== "string") {
-    throw fail("cacheControl", `${describe(value)} is not a string`);
+    throw fail(option, `${describe(value)} is not a string`);
   }
   if (FORBIDDEN_VALUE.test(value)) {
-    throw fail("cacheControl", `"${value}" contains CR, LF or NUL`);
+    throw fail(option, `"${value}" contains CR, LF or NUL`);
+  }
+  return value;
+}
+
+/**
+ * Checks `Cache-Control` rules and compiles their patterns.
+ *
+ * @param rules The rules, first match wins.
+ * @returns The compiled rules.
+ * @throws {TypeError} On a rule that is not `{ match, cacheControl }` with
+ * a valid pattern and value.
+ */
+export function checkCacheRules(
+  rules: readonly CacheRule[],
+): readonly CompiledCacheRule[] {
+  if (!Array.isArray(rules)) {
+    throw fail("cacheRules", `${describe(rules)} is not an array of rules`);
+  }
+  return rules.map((rule) => {
+    if (typeof rule !== "object" || rule === null) {
+      throw fail("cacheRules", `${describe(rule)} is not a rule`);
+    }
+    let pattern: RegExp;
+    try {
+      pattern = compileGlob(rule.match);
+    } catch (error) {
+      throw fail("cacheRules", (error as Error).message);
+    }
+    return {
+      pattern,
+      cacheControl: checkCacheControl(rule.cacheControl, "cacheRules"),
+    };
+  });
+}
+
+/**
+ * Checks a `dotfiles` mode.
+ *
+ * @param value `ignore`, `allow` or `deny`.
+ * @returns The mode.
+ * @throws {TypeError} On any other value.
+ */
+export function checkDotfiles(value: DotfilesMode): DotfilesMode {
+  if (!DOTFILES_MODES.includes(value)) {
+    throw fail(
+      "dotfiles",
+      `${describe(value)} is not one of ${DOTFILES_MODES.join(", ")}`,
+    );
   }
   return value;
 }
@@ -209,7 +282,11 @@ export function checkNonNegative(
  * @throws {TypeError} When it is not a boolean.
  */
 export function checkBoolean(
-  option: "cacheInMemory" | "immutableFingerprinted" | "preferPrecompressed",
+  option:
+    | "cacheInMemory"
+    | "immutableFingerprinted"
+    | "preferPrecompressed"
+    | "directoryListing",
   value: boolean,
 ): boolean {
   if (typeof value !== "boolean") {
@@ -287,7 +364,10 @@ export function resolveStaticFileOptions(
   }
   if (roots.length === 0) throw fail("roots", "no root given");
   const o = options;
-  if (o.spaFallback !== undefined && o.notFoundFile !== undefined) {
+  if (
+    o.spaFallback !== undefined && o.notFoundFile !== undefined &&
+    o.notFoundFile !== false
+  ) {
     throw new TypeError(
       'Cannot use static file options "spaFallback" and "notFoundFile" together: they exclude each other',
     );
@@ -303,6 +383,7 @@ export function resolveStaticFileOptions(
     cacheControl: o.cacheControl === undefined
       ? undefined
       : checkCacheControl(o.cacheControl),
+    cacheRules: o.cacheRules === undefined ? [] : checkCacheRules(o.cacheRules),
     immutableFingerprinted: orDefault(
       o.immutableFingerprinted,
       false,
@@ -321,12 +402,18 @@ export function resolveStaticFileOptions(
       checkFallback,
       "spaFallback",
     ),
-    notFoundFile: orDefault(
-      o.notFoundFile,
-      undefined,
-      checkFallback,
-      "notFoundFile",
+    notFoundFile: o.notFoundFile === false
+      ? undefined
+      : o.notFoundFile === undefined
+      ? (o.spaFallback === undefined ? "/" + DEFAULT_NOT_FOUND_FILE : undefined)
+      : checkFallback("notFoundFile", o.notFoundFile),
+    directoryListing: orDefault(
+      o.directoryListing,
+      false,
+      checkBoolean,
+      "directoryListing",
     ),
+    dotfiles: o.dotfiles === undefined ? "ignore" : checkDotfiles(o.dotfiles),
     indexFiles: o.indexFiles === undefined
       ? DEFAULT_INDEX_FILES
       : checkIndexFiles(o.indexFiles),

@@ -25,7 +25,10 @@ Deno.test("resolveStaticFileOptions() fills in every default", () => {
   assert.equal(settings.immutableFingerprinted, false);
   assert.equal(settings.preferPrecompressed, false);
   assert.equal(settings.spaFallback, undefined);
-  assert.equal(settings.notFoundFile, undefined);
+  assert.equal(settings.notFoundFile, "/404.html");
+  assert.equal(settings.directoryListing, false);
+  assert.equal(settings.dotfiles, "ignore");
+  assert.deepEqual(settings.cacheRules, []);
   assert.deepEqual(settings.indexFiles, DEFAULT_INDEX_FILES);
   assert.equal(settings.statCacheTtlMs, DEFAULT_STAT_TTL_MS);
   assert.equal(settings.maxCachedFileSize, DEFAULT_MAX_CACHED_FILE_SIZE);

@@ -24,14 +24,19 @@ const WELL_KNOWN = ".well-known";
  *   result can never climb above the root (RFC 3986 section 6.2.2.3 dot
  *   segments are refused, not resolved).
  * - A segment starting with `.` (a dotfile or dot-directory) is a 404,
- *   except a first segment `.well-known` (RFC 8615).
+ *   except a first segment `.well-known` (RFC 8615), unless `allowHidden`.
  * - Empty segments (`//`) are merged, as nginx's `merge_slashes` does.
  *
  * @param raw The request path as sent, starting with `/`.
+ * @param allowHidden Resolve dot segments other than `.` and `..` like any
+ * other name instead of answering 404. Default `false`.
  * @returns The decoded path starting with `/` (ending with `/` when the
  * request did), or a status code (400 or 404).
  */
-export function resolvePath(raw: string): string | number {
+export function resolvePath(
+  raw: string,
+  allowHidden = false,
+): string | number {
   if (raw.charCodeAt(0) !== 0x2f) return BAD_PATH;
   // Fast path: plain ASCII without escapes, dot segments or empty segments,
   // which is almost every real request; the raw string is returned as is.
@@ -49,10 +54,10 @@ export function resolvePath(raw: string): string | number {
     }
   }
   if (fast) return raw;
-  return resolveSlow(raw);
+  return resolveSlow(raw, allowHidden);
 }
 
-function resolveSlow(raw: string): string | number {
+function resolveSlow(raw: string, allowHidden: boolean): string | number {
   const parts = raw.split("/");
   const out: string[] = [];
   for (let i = 1; i < parts.length; i++) {
@@ -70,7 +75,7 @@ function resolveSlow(raw: string): string | number {
       if (c < 0x20 || c === 0x7f || c === 0x2f || c === 0x5c) return BAD_PATH;
     }
     if (
-      segment.charCodeAt(0) === 0x2e &&
+      segment.charCodeAt(0) === 0x2e && !allowHidden &&
       !(out.length === 0 && segment === WELL_KNOWN)
     ) {
       return HIDDEN_PATH;

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Asset } from "./asset.ts";
+import type { Listing } from "./listing.ts";
 
 /** What a lookup found at a path that names a directory. */
 export const DIRECTORY = "directory";
@@ -19,6 +20,16 @@ export interface Root {
    * when the answer is cached, so the hot path needs no promise.
    */
   lookup(path: string): LookupResult | Promise<LookupResult>;
+  /**
+   * Reads a directory for a listing, when this kind of root can. Leaves
+   * out what is never served: the static index, sidecars beside their
+   * file, and entries that lead outside the root.
+   *
+   * @param dir A decoded, safe directory path ending with `/`.
+   * @param hidden Whether to include names starting with `.`.
+   * @returns The entries, or `undefined` when there is no such directory.
+   */
+  list?(dir: string, hidden: boolean): Promise<Listing | undefined>;
 }
 
 /** Bytes held in memory by every root of one handler, against one cap. */

@@ -1,0 +1,237 @@
+/**
+ * The sockets a server listens on: TCP (with or without TLS) and Unix
+ * domain sockets, one or several, checked and opened together.
+ *
+ * @module
+ */
+import type {
+  ListenAddress,
+  ListenerOptions,
+  ServerOptions,
+} from "../../server.ts";
+
+/** Default TCP port when none is given. */
+const DEFAULT_PORT = 8080;
+/** Default address: every IPv4 interface. */
+const DEFAULT_HOSTNAME = "0.0.0.0";
+
+/** The options of one listener that `listeners` replaces at the top level. */
+const PER_LISTENER = [
+  "port",
+  "bindAddress",
+  "path",
+  "tls",
+  "alpnProtocols",
+  "reusePort",
+] as const;
+
+/** One listener, checked, with defaults applied. */
+export interface ListenerSpec {
+  /** `tcp` or `unix`. */
+  readonly transport: "tcp" | "unix";
+  /** The address to bind (TCP). */
+  readonly hostname: string;
+  /** The port to bind (TCP); 0 picks a free one. */
+  readonly port: number;
+  /** The socket path (Unix). */
+  readonly path: string;
+  /** The certificate, for HTTPS. */
+  readonly tls: ServerOptions["tls"];
+  /** ALPN protocols offered over TLS. */
+  readonly alpnProtocols: string[] | undefined;
+  /** Whether several processes may bind the same port. */
+  readonly reusePort: boolean;
+}
+
+/** A bound listener and what it was opened from. */
+export interface OpenListener {
+  readonly listener: Deno.Listener;
+  readonly spec: ListenerSpec;
+  readonly address: ListenAddress;
+}
+
+/**
+ * Reads the listeners a server's options describe: the `listeners` list,
+ * or the top-level `port` / `bindAddress` / `path` / `tls` fields.
+ *
+ * @param options The server's options.
+ * @returns One spec per listener, in order.
+ * @throws {TypeError} When `listeners` is empty or mixed with top-level
+ * address fields, or a Unix socket has TCP fields.
+ * @throws {RangeError} On a port outside 0 to 65535.
+ *
+ * @example Two listeners
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { listenerSpecs } from "./listeners.ts";
+ *
+ * const specs = listenerSpecs({
+ *   handler: () => { throw new Error("unused"); },
+ *   listeners: [{ port: 8080 }, { path: "/tmp/app.sock" }],
+ * });
+ * assert.deepEqual(specs.map((s) => s.transport), ["tcp", "unix"]);
+ * assert.equal(specs[0]!.hostname, "0.0.0.0");
+ * ```
+ */
+export function listenerSpecs(options: ServerOptions): ListenerSpec[] {
+  const list = options.listeners;
+  if (list === undefined) return [specOf(options, "")];
+  for (const key of PER_LISTENER) {
+    if (options[key] !== undefined) {
+      throw new TypeError(
+        `Cannot use "${key}" with "listeners": set it on each listener`,
+      );
+    }
+  }
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new TypeError('Cannot create a server: "listeners" is empty');
+  }
+  return list.map((listener, i) => specOf(listener, `listeners[${i}].`));
+}
+
+function specOf(options: ListenerOptions, where: string): ListenerSpec {
+  const { port, path } = options;
+  if (path !== undefined) {
+    for (const key of ["port", "bindAddress", "tls", "reusePort"] as const) {
+      if (options[key] !== undefined) {
+        throw new TypeError(
+          `Cannot use "${where}${key}" with "${where}path": a Unix socket has no ${key}`,
+        );
+      }
+    }
+    if (typeof path !== "string" || path === "") {
+      throw new TypeError(`Cannot use "${where}path": it is empty`);
+    }
+  }
+  if (
+    port !== undefined &&
+    (!Number.isInteger(port) || port < 0 || port > 65535)
+  ) {
+    throw new RangeError(
+      `Cannot use port ${port}${
+        where ? ` in "${where}port"` : ""
+      }: expected 0 to 65535`,
+    );
+  }
+  return {
+    transport: path === undefined ? "tcp" : "unix",
+    hostname: options.bindAddress ?? DEFAULT_HOSTNAME,
+    port: port ?? DEFAULT_PORT,
+    path: path ?? "",
+    tls: options.tls,
+    alpnProtocols: options.alpnProtocols,
+    reusePort: options.reusePort ?? false,
+  };
+}
+
+/**
+ * Binds every listener, or none: when one fails, those already bound are
+ * closed again.
+ *
+ * @param specs The listeners.
+ * @param http2 Whether HTTP/2 is offered over TLS.
+ * @returns The bound listeners, in order.
+ * @throws {Deno.errors.AddrInUse} When an address is taken.
+ */
+export function openListeners(
+  specs: readonly ListenerSpec[],
+  http2: boolean,
+): OpenListener[] {
+  const open: OpenListener[] = [];
+  try {
+    for (const spec of specs) open.push(openListener(spec, http2));
+  } catch (error) {
+    closeListeners(open);
+    throw error;
+  }
+  return open;
+}
+
+/**
+ * Closes listeners, and removes the files of Unix sockets they created, so
+ * the next start can bind the path again.
+ *
+ * @param open The listeners.
+ */
+export function closeListeners(open: readonly OpenListener[]): void {
+  for (const { listener, spec } of open) {
+    try {
+      listener.close();
+    } catch {
+      // Already closed.
+    }
+    if (spec.transport === "unix") {
+      try {
+        Deno.removeSync(spec.path);
+      } catch {
+        // Removed by someone else already.
+      }
+    }
+  }
+}
+
+/**
+ * Binds one listener and describes where it listens.
+ *
+ * @param spec The listener.
+ * @param http2 Whether HTTP/2 is offered over TLS.
+ * @returns The bound listener.
+ * @throws {Deno.errors.AddrInUse} When the address is taken.
+ */
+export function openListener(spec: ListenerSpec, http2: boolean): OpenListener {
+  const listener = bind(spec, http2);
+  return { listener, spec, address: addressOf(listener, spec) };
+}
+
+function bind(spec: ListenerSpec, http2: boolean): Deno.Listener {
+  if (spec.transport === "unix") {
+    return Deno.listen({ transport: "unix", path: spec.path });
+  }
+  const { hostname, port, tls } = spec;
+  // Needs --unstable-net on Deno 2.9, on both kinds of listener.
+  const reuse = spec.reusePort ? { reusePort: true } : {};
+  if (tls === undefined) {
+    return Deno.listen({ hostname, port, transport: "tcp", ...reuse });
+  }
+  return Deno.listenTls(
+    {
+      hostname,
+      port,
+      cert: tls.cert,
+      key: tls.key,
+      alpnProtocols: spec.alpnProtocols ??
+        (http2 ? ["h2", "http/1.1"] : ["http/1.1"]),
+      ...reuse,
+    } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
+  );
+}
+
+function addressOf(listener: Deno.Listener, spec: ListenerSpec): ListenAddress {
+  const addr = listener.addr;
+  if (addr.transport === "unix" || addr.transport === "unixpacket") {
+    return { transport: "unix", path: addr.path || spec.path, secure: false };
+  }
+  const net = addr as Deno.NetAddr;
+  return {
+    transport: "tcp",
+    hostname: net.hostname,
+    port: net.port,
+    secure: spec.tls !== undefined,
+  };
+}
+
+/**
+ * The peer of a connection as `Request.remoteAddress` gives it: the IP
+ * address, or for a Unix socket `unix:` and the peer's path (usually
+ * empty), as nginx's `$remote_addr` writes it.
+ *
+ * @param conn The accepted connection.
+ * @returns The address text.
+ */
+export function remoteAddressOf(conn: Deno.Conn): string {
+  const addr = conn.remoteAddr;
+  if (addr.transport === "tcp" || addr.transport === "udp") {
+    return addr.hostname;
+  }
+  return `unix:${(addr as Deno.UnixAddr).path ?? ""}`;
+}
