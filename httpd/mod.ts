@@ -1,8 +1,9 @@
 /**
  * An embeddable HTTP/1.1 and HTTP/2 server for Deno with its own codecs,
  * over raw `Deno.listen` / `Deno.listenTls` connections: a router with
- * filters (CORS, compression, request ids), static files with precompressed
- * sidecars, build identification headers and an access log.
+ * filters (CORS, compression, request ids), WebSockets (`upgradeWebSocket`),
+ * static files with precompressed sidecars, build identification headers
+ * and an access log.
  *
  * @example Serve "Hello, World!"
  * ```ts
@@ -141,3 +142,11 @@ export {
   type StatusCodeValue,
   statusText,
 } from "./status.ts";
+export {
+  DEFAULT_IDLE_TIMEOUT,
+  DEFAULT_MAX_MESSAGE_SIZE,
+  upgradeWebSocket,
+  type UpgradeWebSocketOptions,
+  type WebSocketUpgrade,
+} from "./upgrade_websocket.ts";
+export { WebSocket, type WebSocketEventHandler } from "./websocket.ts";

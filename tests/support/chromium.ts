@@ -22,7 +22,7 @@
 import { hasCommand } from "./tools.ts";
 
 /** The flags of a sandbox-less, quiet headless run (see the helpers' guide). */
-const FLAGS = [
+export const HEADLESS_FLAGS: readonly string[] = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -47,7 +47,7 @@ export function hasChromium(): Promise<boolean> {
 async function run(args: string[]): Promise<string> {
   const profile = await Deno.makeTempDir({ prefix: "test_chromium_" });
   const child = new Deno.Command("chromium", {
-    args: [...FLAGS, `--user-data-dir=${profile}`, ...args],
+    args: [...HEADLESS_FLAGS, `--user-data-dir=${profile}`, ...args],
     stdin: "null",
     stdout: "piped",
     stderr: "null",

@@ -44,6 +44,9 @@ import {
 } from "./encode.ts";
 import { H1ParseError } from "./errors.ts";
 import { HeadParser, type RequestHead } from "./parse.ts";
+import type { WsDriver } from "../ws/driver.ts";
+import { openOnSocket, takeUpgrade } from "../ws/upgrade.ts";
+import type { PendingUpgrade } from "../ws/types.ts";
 
 /** Read and write buffers (pooled): a typical head, or a pipelined burst of
  * responses, fits; both grow on demand and shrink back after. */
@@ -114,6 +117,8 @@ class H1Connection implements ServedConnection {
   #reader: H1BodyReader | null = null;
   /** The peer closed the connection while a response was streamed. */
   #peerGone = false;
+  /** The WebSocket this connection became after a 101, if it did. */
+  #upgraded: WsDriver | undefined;
 
   constructor(
     conn: Deno.Conn,
@@ -152,10 +157,12 @@ class H1Connection implements ServedConnection {
 
   shutdown(): void {
     this.#stopping = true;
+    if (this.#upgraded) return this.#upgraded.shutdown();
     if (this.#phase === IDLE && this.#start === this.#end) this.close();
   }
 
   close(): void {
+    if (this.#upgraded) return this.#upgraded.abort();
     if (this.#isClosed) return;
     this.#isClosed = true;
     try {
@@ -189,13 +196,18 @@ class H1Connection implements ServedConnection {
       // A reset or write failure ends the connection; nothing to answer.
     } finally {
       this.#watcher.delete(this);
-      this.close();
-      // A body read abandoned on timeout ends with the socket; only then is
-      // no read or write pending, and the buffers can be reused.
-      if (this.#pendingRead !== undefined) await this.#pendingRead;
+      const upgraded = this.#upgraded;
+      if (upgraded === undefined) {
+        this.close();
+        // A body read abandoned on timeout ends with the socket; only then is
+        // no read or write pending, and the buffers can be reused.
+        if (this.#pendingRead !== undefined) await this.#pendingRead;
+      }
       connectionBuffers.release(this.#buf);
       connectionBuffers.release(this.#out);
-      this.#resolveClosed();
+      if (upgraded === undefined) this.#resolveClosed();
+      // The socket now belongs to the WebSocket.
+      else upgraded.closed.then(this.#resolveClosed);
     }
   }
 
@@ -348,8 +360,12 @@ class H1Connection implements ServedConnection {
     res: Response,
     close: boolean,
   ): boolean | Promise<boolean> {
-    const body = res.body;
     const status = res.status;
+    if (status === 101) {
+      const upgrade = takeUpgrade(res);
+      if (upgrade !== undefined) return this.#upgrade(res, upgrade);
+    }
+    const body = res.body;
     const options = this.#head;
     const content = carriesContent(head.method, status);
     const length = body.contentLength;
@@ -417,6 +433,29 @@ class H1Connection implements ServedConnection {
     return this.#flush()
       .then(() => this.#streamBody(body, options.framing === CHUNKED))
       .then((ok) => ok && !close);
+  }
+
+  /**
+   * Sends the 101 of an accepted WebSocket (RFC 6455 section 4.2.2) and
+   * hands the socket, with any bytes read after the request head, to the
+   * WebSocket driver. Returns false: this loop is done with the socket.
+   */
+  async #upgrade(res: Response, upgrade: PendingUpgrade): Promise<boolean> {
+    const options = this.#head;
+    options.framing = NO_BODY;
+    options.length = 0;
+    options.close = false;
+    options.keepAlive = false;
+    options.passLength = false;
+    // encodeHead drops any "Connection" field; the upgrade needs its own.
+    const head = encodeHead(101, res.headers, options);
+    this.#append(`${head.slice(0, -2)}connection: upgrade\r\n\r\n`);
+    await this.#flush();
+    const initial = this.#buf.slice(this.#start, this.#end);
+    this.#start = this.#end;
+    this.#upgraded = openOnSocket(this.#conn, initial, upgrade, this.#server);
+    if (this.#stopping) this.#upgraded.shutdown();
+    return false;
   }
 
   /**

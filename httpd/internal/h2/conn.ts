@@ -169,6 +169,8 @@ class Stream implements QueuedStream {
   received = 0;
   /** When the peer last sent on the stream. */
   lastReceived = 0;
+  /** Carries a tunnel (a WebSocket): silence is not a stalled request. */
+  tunnel = false;
 
   constructor(readonly id: number, sendWindow: number, recvWindow: number) {
     this.send = new SendWindow(sendWindow);
@@ -316,6 +318,9 @@ export class H2Connection {
       options.maxHeaderListSize,
       SettingId.ENABLE_PUSH,
       0,
+      // RFC 8441 section 3: WebSockets may open with extended CONNECT.
+      SettingId.ENABLE_CONNECT_PROTOCOL,
+      1,
     ];
     if (options.maxFrameSize !== 16384) {
       settings.push(SettingId.MAX_FRAME_SIZE, options.maxFrameSize);
@@ -539,6 +544,17 @@ export class H2Connection {
   }
 
   /**
+   * Marks a stream as a tunnel (an RFC 8441 WebSocket), which may stay
+   * silent while open: its idle time is the tunnel's to police.
+   *
+   * @param streamId The stream.
+   */
+  markTunnel(streamId: number): void {
+    const stream = this.#streams.get(streamId);
+    if (stream !== undefined) stream.tunnel = true;
+  }
+
+  /**
    * Reports request content the handler consumed, so that WINDOW_UPDATE
    * frames reopen the stream's and the connection's windows (RFC 9113 6.9).
    *
@@ -673,7 +689,7 @@ export class H2Connection {
         this.#resetStream(stream.id, ErrorCode.CANCEL, false);
       } else if (
         canReceive(stream.state) && stream.recv.available > 0 &&
-        now - stream.lastReceived > idleTimeoutMs
+        now - stream.lastReceived > idleTimeoutMs && !stream.tunnel
       ) {
         // A request whose content stops arriving while the window is open
         // (nginx's client_body_timeout): the stream must not be held open.

@@ -11,7 +11,7 @@ import type { Body } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest, type Request } from "../../request.ts";
-import type { Response } from "../../response.ts";
+import { Response } from "../../response.ts";
 import type {
   ConnectionDriver,
   ConnectionInfo,
@@ -31,6 +31,17 @@ import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
 import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
 import { STREAM_HIGH_WATER } from "./send_queue.ts";
+import {
+  type StreamIo,
+  tunnelResponseFields,
+  WebSocketStream,
+  WebSocketTunnel,
+} from "./websocket_stream.ts";
+import {
+  createDriver,
+  markExtendedConnect,
+  takeUpgrade,
+} from "../ws/upgrade.ts";
 import {
   MAX_MAX_FRAME_SIZE,
   MAX_WINDOW_SIZE,
@@ -192,6 +203,8 @@ interface StreamContext {
   sending: Body | undefined;
   writable: (() => void) | undefined;
   reset: boolean;
+  /** An extended CONNECT for a WebSocket (RFC 8441). */
+  tunnel?: WebSocketTunnel;
 }
 
 class H2Driver implements H2ConnectionEvents {
@@ -212,6 +225,8 @@ class H2Driver implements H2ConnectionEvents {
   #done!: () => void;
   #reading: Promise<void> | undefined;
   #drained: (() => void)[] = [];
+  /** Stream operations for WebSocket tunnels, made on first use. */
+  #io: StreamIo | undefined;
 
   constructor(
     socket: Deno.Conn,
@@ -262,6 +277,10 @@ class H2Driver implements H2ConnectionEvents {
     this.served = {
       shutdown: () => {
         this.#h2.shutdown();
+        // Open WebSockets close with 1001; GOAWAY waits for their streams.
+        for (const ctx of this.#streams.values()) {
+          ctx.tunnel?.socket?.shutdown();
+        }
         this.#flush();
       },
       close: () => this.#cancelAndClose(),
@@ -428,7 +447,12 @@ class H2Driver implements H2ConnectionEvents {
 
   request(id: number, head: RequestHead, endStream: boolean): void {
     const server = this.#server;
-    if (head.method === "CONNECT" || this.#handlers >= this.#maxHandlers) {
+    // RFC 8441: an extended CONNECT opens a WebSocket; handlers see a GET.
+    const websocket = head.protocol === "websocket" && !endStream;
+    if (
+      (head.method === "CONNECT" && !websocket) ||
+      this.#handlers >= this.#maxHandlers
+    ) {
       // CONNECT (RFC 9113 8.5) is not supported; too many running handlers
       // (reset streams included) means the peer must retry later.
       if (head.method === "CONNECT") {
@@ -438,7 +462,7 @@ class H2Driver implements H2ConnectionEvents {
       }
       return;
     }
-    const body = endStream
+    const body = endStream || websocket
       ? null
       : new StreamBody(this, id, head.contentLength);
     const ctx: StreamContext = {
@@ -450,9 +474,13 @@ class H2Driver implements H2ConnectionEvents {
       writable: undefined,
       reset: false,
     };
+    if (websocket) {
+      ctx.tunnel = new WebSocketTunnel();
+      this.#h2.markTunnel(id);
+    }
     this.#streams.set(id, ctx);
     const req = createRequest({
-      method: head.method,
+      method: websocket ? "GET" : head.method,
       target: head.path,
       protocol: "HTTP/2",
       headers: HttpHeaders.fromTrusted(head.names, head.values),
@@ -461,6 +489,7 @@ class H2Driver implements H2ConnectionEvents {
       body,
       bodyLimit: server.limits.maxBodyBytes,
     });
+    if (websocket) markExtendedConnect(req);
     this.#handlers++;
     const result = dispatch(server, req);
     if (result instanceof Promise) {
@@ -476,8 +505,10 @@ class H2Driver implements H2ConnectionEvents {
     end: boolean,
     trailers?: string[],
   ): void {
-    const body = this.#streams.get(id)?.body;
+    const ctx = this.#streams.get(id);
+    const body = ctx?.body;
     if (body) body.push(chunk, end, trailers);
+    else if (ctx?.tunnel !== undefined) ctx.tunnel.data(chunk, end);
     else if (chunk !== null) this.consume(id, chunk.length);
   }
 
@@ -492,6 +523,11 @@ class H2Driver implements H2ConnectionEvents {
     );
     // A response source waiting for data would never notice: cancel it.
     void ctx.sending?.cancel();
+    const tunnel = ctx.tunnel;
+    if (tunnel !== undefined) {
+      this.#streams.delete(id);
+      tunnel.stream?.reset();
+    }
     const wake = ctx.writable;
     ctx.writable = undefined;
     wake?.();
@@ -499,9 +535,64 @@ class H2Driver implements H2ConnectionEvents {
 
   writable(id: number): void {
     const ctx = this.#streams.get(id);
+    ctx?.tunnel?.stream?.writable();
     const wake = ctx?.writable;
     if (ctx) ctx.writable = undefined;
     wake?.();
+  }
+
+  // ---- WebSockets (RFC 8441) ----
+
+  /**
+   * Answers an extended CONNECT: the 200 of an accepted WebSocket opens it
+   * on the stream (RFC 8441 section 5); any other 2xx would open a tunnel
+   * nobody serves, so it becomes 501.
+   */
+  #respondTunnel(
+    id: number,
+    ctx: StreamContext,
+    req: Request,
+    res: Response,
+  ): void {
+    const tunnel = ctx.tunnel!;
+    const upgrade = res.status === 200 ? takeUpgrade(res) : undefined;
+    if (upgrade === undefined) {
+      ctx.tunnel = undefined;
+      this.consume(id, tunnel.drop());
+      if (res.status >= 200 && res.status < 300) {
+        void res.body.cancel();
+        res = Response.text("Not Implemented", { status: 501 });
+      }
+      return this.#sendResponse(id, ctx, req, res);
+    }
+    const h2 = this.#h2;
+    if (ctx.reset || this.#closed || !h2.canSend(id)) {
+      this.#streams.delete(id);
+      return;
+    }
+    h2.respond(id, tunnelResponseFields(res, this.#server.serverHeader), false);
+    this.scheduleFlush();
+    const socket = createDriver(upgrade, this.#server);
+    const stream = new WebSocketStream(this.#streamIo(), id, socket);
+    socket.start(stream);
+    tunnel.open(stream, socket);
+  }
+
+  #streamIo(): StreamIo {
+    return this.#io ??= {
+      send: (id, chunk, end) => {
+        this.#h2.send(id, chunk, end);
+        this.scheduleFlush();
+      },
+      queued: (id) => this.#h2.queued(id),
+      consume: (id, n) => this.consume(id, n),
+      notifyWritable: (id) => this.#h2.notifyWritable(id),
+      reset: (id, code) => {
+        this.#h2.reset(id, code);
+        this.scheduleFlush();
+      },
+      closed: (id) => this.#streams.delete(id),
+    };
   }
 
   // ---- responses ----
@@ -509,7 +600,8 @@ class H2Driver implements H2ConnectionEvents {
   #respond(id: number, ctx: StreamContext, req: Request, res: Response): void {
     this.#handlers--;
     try {
-      this.#sendResponse(id, ctx, req, res);
+      if (ctx.tunnel !== undefined) this.#respondTunnel(id, ctx, req, res);
+      else this.#sendResponse(id, ctx, req, res);
     } catch (error) {
       // A field the encoder refuses (a character above U+00FF): the stream
       // cannot carry this response.

@@ -19,6 +19,8 @@ export interface RequestHead {
   authority: string | undefined;
   /** `:path` (empty for CONNECT). */
   path: string;
+  /** `:protocol` of an extended CONNECT (RFC 8441 section 4), if sent. */
+  protocol: string | undefined;
   /** Regular field names, lower case, `host` added from `:authority`. */
   names: string[];
   /** Regular field values, parallel to `names`. */
@@ -96,6 +98,7 @@ export function validateRequest(
   let scheme: string | undefined;
   let authority: string | undefined;
   let path: string | undefined;
+  let protocol: string | undefined;
   let host: string | undefined;
   let cookie: string | undefined;
   let contentLength: number | undefined;
@@ -130,6 +133,13 @@ export function validateRequest(
         case ":path":
           if (path !== undefined) throw malformed(streamId, 'repeated ":path"');
           path = value;
+          break;
+        case ":protocol":
+          // RFC 8441 section 4: extended CONNECT, which we enable.
+          if (protocol !== undefined) {
+            throw malformed(streamId, 'repeated ":protocol"');
+          }
+          protocol = value;
           break;
         default:
           // RFC 9113 8.3: unknown pseudo-headers and response pseudo-headers
@@ -183,7 +193,22 @@ export function validateRequest(
     values.push(cookie);
   }
   if (method === undefined) throw malformed(streamId, 'no ":method"');
-  if (method === "CONNECT") {
+  if (protocol !== undefined) {
+    // RFC 8441 section 4: ":protocol" comes with CONNECT only, which then
+    // carries ":scheme" and ":path" like any request.
+    if (method !== "CONNECT") {
+      throw malformed(streamId, '":protocol" without CONNECT');
+    }
+    if (scheme === undefined || path === undefined || authority === undefined) {
+      throw malformed(
+        streamId,
+        'extended CONNECT needs ":scheme", ":path", ":authority"',
+      );
+    }
+    if (path.charCodeAt(0) !== 0x2f) {
+      throw malformed(streamId, `invalid ":path" "${path}"`);
+    }
+  } else if (method === "CONNECT") {
     // RFC 9113 8.5: CONNECT carries ":authority" only.
     if (scheme !== undefined || path !== undefined || authority === undefined) {
       throw malformed(streamId, 'CONNECT needs ":authority" only');
@@ -208,5 +233,14 @@ export function validateRequest(
       throw malformed(streamId, '"host" differs from ":authority"');
     }
   }
-  return { method, scheme, authority, path, names, values, contentLength };
+  return {
+    method,
+    scheme,
+    authority,
+    path,
+    protocol,
+    names,
+    values,
+    contentLength,
+  };
 }

@@ -28,6 +28,28 @@ Deno.test("validateRequest() returns the pseudo-headers and regular fields", () 
   assert.deepEqual(head.values, ["*/*", "3", "a.example"]);
 });
 
+Deno.test("validateRequest() accepts an extended CONNECT (RFC 8441 section 4)", () => {
+  const head = validateRequest(3, [
+    ":method",
+    "CONNECT",
+    ":protocol",
+    "websocket",
+    ":scheme",
+    "https",
+    ":authority",
+    "a.example",
+    ":path",
+    "/chat?room=1",
+    "sec-websocket-version",
+    "13",
+  ]);
+  assert.equal(head.method, "CONNECT");
+  assert.equal(head.protocol, "websocket");
+  assert.equal(head.path, "/chat?room=1");
+  assert.deepEqual(head.names, ["sec-websocket-version", "host"]);
+  assert.equal(validateRequest(1, base).protocol, undefined);
+});
+
 Deno.test("validateRequest() joins cookie crumbs with '; '", () => {
   const head = validateRequest(1, [...base, "cookie", "a=1", "cookie", "b=2"]);
   assert.equal(head.values[head.names.indexOf("cookie")], "a=1; b=2");
@@ -41,7 +63,42 @@ const malformed: [string, string[]][] = [
   ["a relative :path", [":method", "GET", ":scheme", "https", ":path", "x"]],
   ["* with GET", [":method", "GET", ":scheme", "https", ":path", "*"]],
   ["two :method", [...base, ":method", "GET"]],
-  ["an unknown pseudo-header", [...base, ":protocol", "websocket"]],
+  ["an unknown pseudo-header", [...base, ":foo", "websocket"]],
+  [":protocol with GET", [...base, ":protocol", "websocket"]],
+  ["extended CONNECT without :path", [
+    ":method",
+    "CONNECT",
+    ":protocol",
+    "websocket",
+    ":scheme",
+    "https",
+    ":authority",
+    "a.example",
+  ]],
+  ["extended CONNECT without :authority", [
+    ":method",
+    "CONNECT",
+    ":protocol",
+    "websocket",
+    ":scheme",
+    "https",
+    ":path",
+    "/chat",
+  ]],
+  ["two :protocol", [
+    ":method",
+    "CONNECT",
+    ":protocol",
+    "websocket",
+    ":protocol",
+    "websocket",
+    ":scheme",
+    "https",
+    ":authority",
+    "a.example",
+    ":path",
+    "/chat",
+  ]],
   [":status", [...base, ":status", "200"]],
   ["a pseudo-header after a regular one", [
     ":method",

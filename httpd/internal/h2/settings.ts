@@ -13,6 +13,8 @@ export const SettingId = {
   INITIAL_WINDOW_SIZE: 0x4,
   MAX_FRAME_SIZE: 0x5,
   MAX_HEADER_LIST_SIZE: 0x6,
+  /** RFC 8441 section 3: the server accepts extended CONNECT. */
+  ENABLE_CONNECT_PROTOCOL: 0x8,
 } as const;
 
 /** The largest flow-control window (RFC 9113 section 6.9.1): 2^31-1. */
