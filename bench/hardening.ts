@@ -37,12 +37,9 @@ import {
   block,
   data,
   headers,
-  PREFACE,
+  opening,
   requestFields,
-  settings,
-  settingsAck,
 } from "../tests/support/h2_frames.ts";
-import { concat } from "../tests/support/bytes.ts";
 import {
   type FloodKind,
   type FloodOutcome,
@@ -112,15 +109,10 @@ async function trickle(
     ));
     unit = one;
   } else {
-    await conn.write(concat(
-      PREFACE,
-      settings(),
-      settingsAck(),
-      headers(
-        1,
-        block(requestFields(path, "POST", [["content-length", "1000000"]])),
-      ),
-    ));
+    await conn.write(opening(headers(
+      1,
+      block(requestFields(path, "POST", [["content-length", "1000000"]])),
+    )));
     unit = data(1, one);
   }
   void drain(conn);

@@ -15,11 +15,10 @@ import {
   data,
   frame,
   headers,
-  PREFACE,
+  opening,
   priority,
   requestFields,
   settings,
-  settingsAck,
   T,
   windowUpdate,
 } from "../tests/support/h2_frames.ts";
@@ -102,12 +101,12 @@ function frameCountOf(bytes: Uint8Array): number {
 async function floodOne(job: FloodJob): Promise<FloodOutcome> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: job.port });
   conn.setNoDelay(true);
-  const setup = [PREFACE, settings(), settingsAck()];
-  if (job.kind === "empty-data") {
-    // A request whose content never comes: the stream stays open.
-    setup.push(headers(1, block(requestFields("/bytes", "POST"))));
-  }
-  await conn.write(concat(...setup));
+  await conn.write(
+    job.kind === "empty-data"
+      // A request whose content never comes: the stream stays open.
+      ? opening(headers(1, block(requestFields("/bytes", "POST"))))
+      : opening(),
+  );
   let ended = false;
   let code = -1;
   let endedAt = 0;

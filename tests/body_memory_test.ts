@@ -11,12 +11,9 @@ import {
   block,
   data,
   headers,
-  PREFACE,
+  opening,
   requestFields,
-  settings,
-  settingsAck,
 } from "./support/h2_frames.ts";
-import { concat } from "./support/bytes.ts";
 import type { TrickleJob } from "./support/trickle_worker.ts";
 
 /** 8,000 single bytes, 0.5 ms apart, of a body that announces 1,000,000. */
@@ -42,17 +39,10 @@ function job(protocol: "h1" | "h2", port: number): TrickleJob {
   }
   return {
     port,
-    head: concat(
-      PREFACE,
-      settings(),
-      settingsAck(),
-      headers(
-        1,
-        block(
-          requestFields("/", "POST", [["content-length", `${ANNOUNCED}`]]),
-        ),
-      ),
-    ),
+    head: opening(headers(
+      1,
+      block(requestFields("/", "POST", [["content-length", `${ANNOUNCED}`]])),
+    )),
     unit: data(1, one),
     count: BYTES,
     gapMs: GAP_MS,

@@ -35,6 +35,7 @@ import { ReceiveWindow, SendWindow } from "./flow.ts";
 import { HeaderBlockAssembler } from "./header_block.ts";
 import { type RequestHead, validateRequest } from "./request_fields.ts";
 import { type QueuedStream, SendQueue } from "./send_queue.ts";
+import { WindowBudget } from "./window_budget.ts";
 import {
   applySetting,
   DEFAULT_WINDOW_SIZE,
@@ -261,11 +262,9 @@ export class H2Connection {
   #pending: Uint8Array = EMPTY;
   #recentResets = new IdRing(RESET_MEMORY);
   #recentClosed = new IdRing(RESET_MEMORY);
-  #resetCount = 0;
-  #resetWindowStart = 0;
+  #resets: WindowBudget;
   #queuedControl = 0;
-  #noopCount = 0;
-  #noopWindowStart = 0;
+  #noops: WindowBudget;
   /** Whether the first SETTINGS arrived: later ones are counted. */
   #peerSettingsSeen = false;
   /** Whether response frames were queued since the peer's last PING. */
@@ -290,6 +289,14 @@ export class H2Connection {
   ) {
     this.#options = options;
     this.#events = events;
+    this.#resets = new WindowBudget(
+      options.maxResetsPerWindow ?? MAX_RESETS_PER_WINDOW,
+      RESET_WINDOW_MS,
+    );
+    this.#noops = new WindowBudget(
+      options.maxNoopFramesPerWindow ?? MAX_NOOP_FRAMES_PER_WINDOW,
+      RESET_WINDOW_MS,
+    );
     this.#headerBlock = new HeaderBlockAssembler(
       options,
       (frame, fields) => this.#fieldBlock(frame, fields),
@@ -1106,14 +1113,7 @@ export class H2Connection {
 
   #noteReset(): void {
     // Rapid reset (CVE-2023-44487): count streams ended early per window.
-    if (this.#now - this.#resetWindowStart > RESET_WINDOW_MS) {
-      this.#resetWindowStart = this.#now;
-      this.#resetCount = 0;
-    }
-    if (
-      ++this.#resetCount >
-        (this.#options.maxResetsPerWindow ?? MAX_RESETS_PER_WINDOW)
-    ) {
+    if (!this.#resets.spend(this.#now)) {
       throw new ConnectionError(
         ErrorCode.ENHANCE_YOUR_CALM,
         "Cannot continue: too many streams reset",
@@ -1131,14 +1131,7 @@ export class H2Connection {
 
   /** A frame that did no work: counted per window (see `MAX_NOOP_FRAMES_PER_WINDOW`). */
   #noop(): void {
-    if (this.#now - this.#noopWindowStart > RESET_WINDOW_MS) {
-      this.#noopWindowStart = this.#now;
-      this.#noopCount = 0;
-    }
-    if (
-      ++this.#noopCount >
-        (this.#options.maxNoopFramesPerWindow ?? MAX_NOOP_FRAMES_PER_WINDOW)
-    ) {
+    if (!this.#noops.spend(this.#now)) {
       throw new ConnectionError(
         ErrorCode.ENHANCE_YOUR_CALM,
         "Cannot continue: too many frames that do no work",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { concat } from "../../../tests/support/bytes.ts";
+import { frame } from "../../../tests/support/h2_frames.ts";
 import { HpackDecoder } from "../hpack/decoder.ts";
 import { HpackEncoder } from "../hpack/encoder.ts";
 import {
@@ -387,28 +388,6 @@ Deno.test("H2Connection refuses trailers HPACK cannot carry before queueing them
   assert.deepEqual(h.fields.get(last), ["x-name", "ok"]);
 });
 
-/** One frame's bytes, for types the writer does not produce. */
-function rawFrame(
-  type: number,
-  flags: number,
-  streamId: number,
-  payload: number[] = [],
-): Uint8Array {
-  const n = payload.length;
-  return Uint8Array.of(
-    n >> 16,
-    (n >> 8) & 0xff,
-    n & 0xff,
-    type,
-    flags,
-    (streamId >>> 24) & 0x7f,
-    (streamId >> 16) & 0xff,
-    (streamId >> 8) & 0xff,
-    streamId & 0xff,
-    ...payload,
-  );
-}
-
 /** A frame that does no work, given the index of the frame in the flood. */
 type NoopFrame = (h: Harness, i: number) => void;
 
@@ -421,8 +400,7 @@ const NOOP_FRAMES: [string, (h: Harness) => void, NoopFrame][] = [
   [
     "PRIORITY on idle streams",
     () => {},
-    (h, i) =>
-      h.conn.receive(rawFrame(2, 0, 101 + 2 * i, [0, 0, 0, 0, 15]), h.now),
+    (h, i) => h.conn.receive(frame(2, 0, 101 + 2 * i, [0, 0, 0, 0, 15]), h.now),
   ],
   [
     "WINDOW_UPDATE +1 on the connection",
@@ -432,8 +410,7 @@ const NOOP_FRAMES: [string, (h: Harness) => void, NoopFrame][] = [
   [
     "unknown frame types",
     () => {},
-    (h, i) =>
-      h.conn.receive(rawFrame(0x20 + (i % 8), 0, 0, [1, 2, 3, 4]), h.now),
+    (h, i) => h.conn.receive(frame(0x20 + (i % 8), 0, 0, [1, 2, 3, 4]), h.now),
   ],
   ["SETTINGS after the first", () => {}, (h) => {
     h.send((w) => w.settings([]));
