@@ -110,6 +110,13 @@ export interface ServeConfig {
    */
   drainTimeoutMs: number;
   /**
+   * Which reverse proxies the access log believes about the client address
+   * (`--trust-proxy`, `server.trust-proxy`): a count of proxies in front, or
+   * their IP addresses and CIDR ranges. Absent: the first `X-Forwarded-For`
+   * hop, as sent.
+   */
+  trustProxy?: number | readonly string[];
+  /**
    * The path of the metrics endpoint (`--metrics[=PATH]`, default
    * `/metrics`); absent when metrics are off.
    */

@@ -11,6 +11,20 @@ import { stdoutSink } from "./internal/filters/stdout_sink.ts";
 export type AccessLogSink = (line: string) => void;
 
 /**
+ * Which reverse proxies to believe about the client address: how many stand
+ * in front of the server, or the IP addresses and CIDR ranges they use.
+ *
+ * @example Two forms
+ * ```ts
+ * import type { TrustProxy } from "@org/httpd";
+ *
+ * const oneHop: TrustProxy = 1; // one load balancer in front
+ * const ranges: TrustProxy = ["10.0.0.0/8", "::1"]; // the proxies' addresses
+ * ```
+ */
+export type TrustProxy = number | readonly string[];
+
+/**
  * The formats of {@linkcode formatAccessLogLine}:
  *
  * - `"default"`: the Common Log Format with the duration at the end.
@@ -46,6 +60,18 @@ export interface AccessLogOptions {
   now?: () => number;
   /** The wall clock in milliseconds since the epoch for the timestamp. Default `Date.now`. */
   wallClock?: () => number;
+  /**
+   * Which `X-Forwarded-For` hop is the client, since any client can send
+   * the field. Without it (the default), the first hop, else `X-Real-IP`,
+   * else the peer address: right behind a proxy that sets the fields,
+   * spoofable without one. A number `n` says `n` proxies stand in front: the
+   * address `n` hops left of the peer (`0` logs the peer and ignores the
+   * fields). A list of IP addresses and CIDR ranges names the proxies: from
+   * the peer leftwards, the first address not in the list. `X-Real-IP`
+   * counts only when no `X-Forwarded-For` is present and the peer is a
+   * trusted proxy.
+   */
+  trustProxy?: TrustProxy;
   /**
    * Append the identifier `Filter.requestId` assigned (`-` when none) as a
    * last field of the text formats. Default `false`; `json` always has it.

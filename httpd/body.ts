@@ -69,6 +69,8 @@ export class Body {
   #length: number | undefined;
   #closeFile = true;
   #used = false;
+  /** Stops the read in progress of a streamed body (see `cancel`). */
+  #stopReading: (() => void) | undefined;
 
   static {
     readText = (body) => body.#text;
@@ -229,7 +231,7 @@ export class Body {
         yield this.buffered!;
         return;
       case "stream":
-        yield* this.#source as AsyncIterable<Uint8Array>;
+        yield* this.#readStream();
         return;
       case "file":
         yield* this.#readFile();
@@ -274,7 +276,11 @@ export class Body {
 
   /**
    * Releases what the body holds without sending it: cancels a stream, closes
-   * a file. Safe to call more than once and after reading.
+   * a file. Safe to call more than once and after reading. While a stream is
+   * being read (a response being sent), it stops the reading: a web
+   * `ReadableStream` is cancelled at once, even when it is waiting for data
+   * (its source's `cancel()` runs); an async iterable is asked to `return()`,
+   * which an async generator honours at its next `yield`.
    *
    * @returns A promise that settles when the resources are released.
    *
@@ -299,6 +305,8 @@ export class Body {
       } catch {
         // Already closed by a reader that finished.
       }
+    } else if (this.#kind === "stream" && this.#stopReading !== undefined) {
+      this.#stopReading();
     } else if (this.#kind === "stream" && !wasUsed) {
       const source = this.#source;
       try {
@@ -314,6 +322,56 @@ export class Body {
   #take(): void {
     if (this.#used) throw new TypeError("Cannot read body: already used");
     this.#used = true;
+  }
+
+  /**
+   * Reads a streamed body chunk by chunk, cancellable midway by `cancel()`.
+   * Ending the loop early (a consumer that stops) cancels the source too,
+   * as `for await` over a web stream does.
+   */
+  async *#readStream(): AsyncGenerator<Uint8Array, void, undefined> {
+    const source = this.#source!;
+    if (source instanceof ReadableStream) {
+      const reader = (source as ReadableStream<Uint8Array>).getReader();
+      let done = false;
+      this.#stopReading = () => {
+        done = true;
+        reader.cancel().catch(() => {});
+      };
+      try {
+        while (true) {
+          const result = await reader.read();
+          if (result.done) {
+            done = true;
+            return;
+          }
+          yield result.value;
+        }
+      } finally {
+        this.#stopReading = undefined;
+        if (!done) await reader.cancel().catch(() => {});
+      }
+    }
+    const iterator = (source as AsyncIterable<Uint8Array>)
+      [Symbol.asyncIterator]();
+    let done = false;
+    this.#stopReading = () => {
+      done = true;
+      iterator.return?.()?.catch(() => {});
+    };
+    try {
+      while (true) {
+        const result = await iterator.next();
+        if (result.done || done) {
+          done = true;
+          return;
+        }
+        yield result.value;
+      }
+    } finally {
+      this.#stopReading = undefined;
+      if (!done) await iterator.return?.();
+    }
   }
 
   async *#readFile(): AsyncGenerator<Uint8Array, void, undefined> {

@@ -3,11 +3,10 @@
  *
  * @module
  */
-import { Body } from "./body.ts";
 import type { Handler } from "./handler.ts";
-import { HttpHeaders } from "./headers.ts";
 import type { Request } from "./request.ts";
-import { Response } from "./response.ts";
+import type { Response } from "./response.ts";
+import { fromWebResponse } from "./internal/web_response.ts";
 
 /** A web-standard fetch handler, as `Deno.serve`, Hono or `metricsHandler()` use. */
 export type FetchFunction = (
@@ -45,19 +44,6 @@ export function fetchHandler(fn: FetchFunction): Handler {
       // Required by the fetch spec for a streamed request body.
       ...(hasBody ? { duplex: "half" } : {}),
     } as RequestInit);
-    const web = await fn(webRequest);
-    const headers = new HttpHeaders();
-    web.headers.forEach((value, name) => {
-      if (name === "set-cookie") return;
-      headers.append(name, value);
-    });
-    for (const cookie of web.headers.getSetCookie()) {
-      headers.append("set-cookie", cookie);
-    }
-    const length = web.headers.get("content-length");
-    const body = web.body === null
-      ? Body.empty()
-      : Body.stream(web.body, length === null ? undefined : Number(length));
-    return new Response(body, { status: web.status, headers });
+    return fromWebResponse(await fn(webRequest));
   };
 }

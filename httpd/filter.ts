@@ -13,6 +13,7 @@ import { DEFAULT_COMPRESS_THRESHOLD } from "./compress.ts";
 import type { CompressOptions } from "./compress.ts";
 import type { CorsOptions } from "./cors.ts";
 import type { RequestIdOptions } from "./request_id.ts";
+import { guard } from "./internal/error_response.ts";
 import { accessLogFilter } from "./internal/filters/access_log.ts";
 import {
   compressFilter,
@@ -21,7 +22,12 @@ import {
 import { corsFilter } from "./internal/filters/cors.ts";
 import { requestIdFilter } from "./internal/filters/request_id.ts";
 
-/** A filter as a plain function: receives the next handler, returns a handler. */
+/**
+ * A filter as a plain function: receives the next handler, returns a
+ * handler. Applied through {@linkcode Filter}, `next` never throws nor
+ * rejects: an error thrown further in arrives as a response (see
+ * {@linkcode Filter}).
+ */
 export type FilterFunction = (next: Handler) => Handler;
 
 /**
@@ -80,6 +86,18 @@ export interface AddHeaderIfEnvOptions {
  * request passes `a`, then `b`, then reaches `h`; the response comes back
  * the other way. Build one from a function with {@linkcode Filter.of}, or
  * extend the class and override {@linkcode Filter.apply}.
+ *
+ * Errors are responses inside the chain: the `next` a filter receives never
+ * throws nor rejects. Whatever is thrown further in (by the handler or an
+ * inner filter) becomes a response at the point it was thrown, so this
+ * filter and every one outside it see it like any other response and can
+ * add headers to it: an {@linkcode HttpError} becomes its status, message
+ * and header fields; anything else a 500 `Internal Server Error`, reported
+ * once through the server's `onError` (outside a server, one line on
+ * standard error). A web-standard `Response` returned by mistake is
+ * converted, as `fetchHandler` would. Hono's `compose` with `onError` works
+ * the same way. Only what the outermost filter itself throws is answered by
+ * the server directly.
  *
  * @example Time every request
  * ```ts
@@ -141,7 +159,8 @@ export class Filter {
    * @returns The wrapped handler.
    */
   apply(next: Handler): Handler {
-    return this.#fn(next);
+    // The pass-through filter hands `next` on as it is.
+    return this.#fn === identity ? next : this.#fn(guard(next));
   }
 
   /**
@@ -162,7 +181,10 @@ export class Filter {
    */
   andThen(next: Filter | FilterFunction): Filter {
     const inner = Filter.of(next);
-    return new Filter((handler) => this.apply(inner.apply(handler)));
+    // Guarded here too, for subclasses that override apply().
+    return new Filter((handler) =>
+      this.apply(guard(inner.apply(guard(handler))))
+    );
   }
 
   /**
@@ -516,21 +538,26 @@ export class Filter {
 
   /**
    * Writes one access-log line per request (see {@linkcode formatAccessLogLine}).
-   * Apply it as the outermost filter so the duration covers everything. The
-   * line is written when the handler settles: with the status it returned,
-   * or with the status of a thrown {@linkcode HttpError} (500 for anything
-   * else), which is then rethrown for the server to answer. A client that
-   * disconnects early still gets its line, with the status the handler
-   * produced. The duration covers the handler, not the sending of the body.
+   * Apply it as the outermost filter so the duration covers everything and
+   * the status is the final one: errors thrown inside arrive as responses
+   * (see {@linkcode Filter}), so the line shows the status the client gets,
+   * after every inner filter. A client that disconnects early still gets its
+   * line, with the status the handler produced. The duration covers the
+   * handler, not the sending of the body. The client address is the first
+   * `X-Forwarded-For` hop, which any client can forge, unless
+   * `options.trustProxy` names the proxies to believe (see
+   * {@linkcode AccessLogOptions}).
    *
    * Without a sink, lines go to standard output through a bounded buffer
    * that never blocks requests; see {@linkcode droppedAccessLogLines}.
    *
    * @param sink Receives each line, without a line break.
    * @param options The line format (`default`, `common`, `combined`,
-   * `json`), how to name the user, and clocks for tests.
+   * `json`), how to name the user, the trusted proxies, and clocks for tests.
    * @returns The filter.
-   * @throws {TypeError} On an unknown format.
+   * @throws {TypeError} On an unknown format, or when `trustProxy` holds an
+   * entry that is no IP address or CIDR range, or a count that is not a
+   * non-negative integer.
    *
    * @example Log to an array
    * ```ts
@@ -592,7 +619,8 @@ export function composeFilters(
 ): Handler {
   let out = handler;
   for (let i = filters.length - 1; i >= 0; i--) {
-    out = Filter.of(filters[i]!).apply(out);
+    // Guarded here too, for subclasses that override apply().
+    out = Filter.of(filters[i]!).apply(guard(out));
   }
   return out;
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { Filter, type FilterFunction } from "./filter.ts";
+import { HttpError } from "./errors.ts";
+import { composeFilters, Filter, type FilterFunction } from "./filter.ts";
 import type { Handler } from "./handler.ts";
-import { Request } from "./request.ts";
+import { Request, setFailureReporter } from "./request.ts";
 import { Response } from "./response.ts";
 
 const ok: Handler = () => Response.text("ok");
@@ -191,4 +192,118 @@ Deno.test("addHeader() keeps a synchronous handler synchronous and awaits an asy
   );
   assert.ok(later instanceof Promise);
   assert.equal((await later).headers.get("x-a"), "1");
+});
+
+/** A request whose failures are collected, as a server's onError would. */
+function reported(path = "/"): { req: Request; failures: unknown[] } {
+  const failures: unknown[] = [];
+  const req = new Request(path);
+  setFailureReporter(req, (error) => failures.push(error));
+  return { req, failures };
+}
+
+const text = async (res: Response) =>
+  new TextDecoder().decode(await res.body.bytes());
+
+Deno.test("errors thrown inside become responses every outer filter sees", async () => {
+  const seen: number[] = [];
+  const watch: FilterFunction = (next) => async (req) => {
+    const res = await next(req);
+    seen.push(res.status);
+    return res;
+  };
+  const cases: [string, Handler, number][] = [
+    ["HttpError", () => {
+      throw new HttpError(403, "No", { headers: { "retry-after": "5" } });
+    }, 403],
+    [
+      "rejected HttpError",
+      () => Promise.reject(new HttpError(400, "Bad")),
+      400,
+    ],
+    ["bad JSON", async (req) => Response.json(await req.json()), 400],
+  ];
+  for (const [name, handler, status] of cases) {
+    seen.length = 0;
+    const chain = composeFilters(
+      [watch, Filter.addHeader("x-frame-options", "DENY"), watch],
+      handler,
+    );
+    const { req, failures } = reported();
+    const res = await chain(
+      name === "bad JSON"
+        ? new Request("/", { method: "POST", body: "{nope" })
+        : req,
+    );
+    assert.equal(res.status, status, name);
+    assert.equal(res.headers.get("x-frame-options"), "DENY", name);
+    assert.deepEqual(seen, [status, status], name);
+    assert.equal(failures.length, 0, name);
+  }
+  const res = await composeFilters([watch], () => {
+    throw new HttpError(429, "Slow down", { headers: { "retry-after": "5" } });
+  })(new Request("/"));
+  assert.equal(res.headers.get("retry-after"), "5");
+  assert.equal(await text(res), "Slow down");
+});
+
+Deno.test("an exception becomes a 500 reported exactly once, whatever the depth", async () => {
+  for (
+    const handler of [
+      () => {
+        throw new RangeError("boom");
+      },
+      () => Promise.reject(new RangeError("boom")),
+    ] as Handler[]
+  ) {
+    const { req, failures } = reported();
+    const chain = Filter.addHeader("x-a", "1")
+      .andThen(Filter.addHeader("x-b", "2"))
+      .andThen((next) => next)
+      .apply(handler);
+    const res = await chain(req);
+    assert.equal(res.status, 500);
+    assert.equal(await text(res), "Internal Server Error");
+    assert.equal(res.headers.get("x-a"), "1");
+    assert.equal(res.headers.get("x-b"), "2");
+    assert.equal(failures.length, 1);
+    assert.ok(failures[0] instanceof RangeError);
+  }
+});
+
+Deno.test("a web Response from a handler is converted; anything else is a reported 500", async () => {
+  const web: Handler = () =>
+    new globalThis.Response("hi", {
+      status: 201,
+      headers: { "x-web": "1" },
+    }) as unknown as Response;
+  const res = await Filter.addHeader("x-a", "1").apply(web)(new Request("/"));
+  assert.equal(res.status, 201);
+  assert.equal(res.headers.get("x-web"), "1");
+  assert.equal(res.headers.get("x-a"), "1");
+  assert.equal(await text(res), "hi");
+
+  const { req, failures } = reported();
+  const none: Handler = () => undefined as unknown as Response;
+  const wrong = await Filter.addHeader("x-a", "1").apply(none)(req);
+  assert.equal(wrong.status, 500);
+  assert.equal(wrong.headers.get("x-a"), "1");
+  assert.equal(failures.length, 1);
+  assert.ok(failures[0] instanceof TypeError);
+});
+
+Deno.test("outside a server a failure is logged once on standard error", async () => {
+  const lines: unknown[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => lines.push(args.join(" "));
+  try {
+    const res = await Filter.addHeader("x-a", "1").apply(() => {
+      throw new Error("lost");
+    })(new Request("/where"));
+    assert.equal(res.status, 500);
+  } finally {
+    console.error = original;
+  }
+  assert.equal(lines.length, 1);
+  assert.match(String(lines[0]), /handler failed on GET \/where: Error: lost/);
 });

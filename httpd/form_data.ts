@@ -5,7 +5,7 @@
  * @module
  */
 import { type HeadersInit, HttpHeaders } from "./headers.ts";
-import { joinChunks } from "./internal/join_chunks.ts";
+import { ChunkQueue } from "./internal/chunk_queue.ts";
 
 /**
  * Limits on a form in a request body, beyond the request's `bodyLimit`
@@ -152,13 +152,10 @@ export class FormPart {
    * ```
    */
   async bytes(): Promise<Uint8Array> {
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of this.body) {
-      chunks.push(chunk);
-      total += chunk.length;
-    }
-    return joinChunks(chunks, total);
+    // Short chunks are merged as they come: memory follows the bytes.
+    const chunks = new ChunkQueue();
+    for await (const chunk of this.body) chunks.push(chunk);
+    return chunks.take();
   }
 
   /**

@@ -33,6 +33,7 @@ export {
   droppedAccessLogLines,
   formatAccessLogLine,
   stdoutAccessLogSink,
+  type TrustProxy,
 } from "./access_log.ts";
 export {
   Body,

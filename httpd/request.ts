@@ -6,6 +6,8 @@
 import { HttpError } from "./errors.ts";
 import type { FormDataOptions, FormPart } from "./form_data.ts";
 import { type HeadersInit, HttpHeaders } from "./headers.ts";
+import { ChunkQueue } from "./internal/chunk_queue.ts";
+import { GatheringReader } from "./internal/gathering_reader.ts";
 import { readFormData, readParts } from "./internal/multipart/form.ts";
 
 /** Default cap on a request body read through {@linkcode Request}: the
@@ -17,7 +19,9 @@ const encoder = new TextEncoder();
 
 /**
  * A pull source of request body chunks, implemented by the protocol drivers.
- * `read()` resolves `null` at the end. Chunks are owned by the caller.
+ * `read()` resolves `null` at the end. Chunks are owned by the caller, and
+ * each keeps alive at most twice its own length (never, say, a whole read
+ * buffer for one byte), so that memory follows the bytes of a body.
  */
 export interface BodyReader {
   /** Reads the next chunk, or `null` at the end of the body. */
@@ -75,6 +79,11 @@ let assignMatch: (
   route: string,
 ) => void;
 let derive: (req: Request, target: string, basePath: string) => Request;
+let reporterOf: (req: Request) => FailureReporter | undefined;
+let assignReporter: (req: Request, reporter: FailureReporter) => void;
+
+/** Receives a handler failure: the server's `onError`. */
+export type FailureReporter = (error: unknown, req: Request) => void;
 
 /**
  * An incoming HTTP request, protocol-independent. Header parsing is lazy and
@@ -127,6 +136,7 @@ export class Request {
   #route: string | undefined;
   #attributes: Map<string, unknown> | undefined;
   #basePath: string | undefined;
+  #reporter: FailureReporter | undefined;
 
   static {
     fromFields = (f) => {
@@ -136,6 +146,10 @@ export class Request {
     assignMatch = (req, params, route) => {
       req.#params = params;
       req.#route = route;
+    };
+    reporterOf = (req) => req.#reporter;
+    assignReporter = (req, reporter) => {
+      req.#reporter = reporter;
     };
     derive = (req, target, basePath) => {
       const sub = fromFields({
@@ -154,6 +168,8 @@ export class Request {
       sub.#route = req.#route;
       sub.#attributes = req.attributes;
       sub.#basePath = basePath;
+      // Failures of the mounted handler are reported where the outer ones are.
+      sub.#reporter = req.#reporter;
       return sub;
     };
   }
@@ -325,15 +341,21 @@ export class Request {
 
   /**
    * The body as a web stream, or `null` without content. Reading stops with
-   * an {@linkcode HttpError} 413 past {@linkcode Request.bodyLimit}.
+   * an {@linkcode HttpError} 413 past {@linkcode Request.bodyLimit}, at the
+   * first read when the declared `Content-Length` is already above it.
    */
   get body(): ReadableStream<Uint8Array> | null {
     if (this.#stream !== undefined) return this.#stream;
     if (this.#reader === null) return this.#stream = null;
-    const reader = this.#take();
+    // Small chunks that come fast are merged, so a consumer that keeps every
+    // chunk of a trickled body does not pay an array per byte.
+    const reader = new GatheringReader(this.#take());
     let total = 0;
     return this.#stream = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
+        // Checked at the first read, after the handler had its chance to
+        // raise the limit, and before anything (100 Continue) is sent.
+        if (total === 0) this.#checkLength(reader);
         const chunk = await reader.read();
         if (chunk === null) return controller.close();
         total += chunk.byteLength;
@@ -366,28 +388,18 @@ export class Request {
     if (this.#reader === null) return new Uint8Array(0);
     const reader = this.#take();
     const limit = this.bodyLimit;
-    if (reader.length !== undefined && reader.length > limit) {
-      reader.cancel();
-      throw tooLarge(limit);
-    }
-    const parts: Uint8Array[] = [];
-    let total = 0;
+    this.#checkLength(reader);
+    // Short chunks are merged as they come: a body sent a byte at a time
+    // costs its bytes, not an array per byte.
+    const parts = new ChunkQueue();
     for (let chunk = await reader.read(); chunk; chunk = await reader.read()) {
-      total += chunk.byteLength;
-      if (total > limit) {
+      if (parts.length + chunk.byteLength > limit) {
         reader.cancel();
         throw tooLarge(limit);
       }
       parts.push(chunk);
     }
-    if (parts.length === 1) return parts[0]!;
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
+    return parts.take();
   }
 
   /**
@@ -518,6 +530,18 @@ export class Request {
     );
   }
 
+  /**
+   * A declared length above the limit answers 413 before any byte is read,
+   * so an HTTP/1.1 client that waits for `100 Continue` never gets it and
+   * never sends the body (RFC 9110 section 10.1.1).
+   */
+  #checkLength(reader: BodyReader): void {
+    if (reader.length !== undefined && reader.length > this.bodyLimit) {
+      reader.cancel();
+      throw tooLarge(this.bodyLimit);
+    }
+  }
+
   #take(): BodyReader {
     if (this.#used) throw new TypeError("Cannot read body: already used");
     this.#used = true;
@@ -629,4 +653,29 @@ export function setRouteMatch(
   route: string,
 ): void {
   assignMatch(req, params, route);
+}
+
+/**
+ * Sets where a failure of this request's handler is reported (the server's
+ * `onError`). Internal to the package: `dispatch()` sets it.
+ *
+ * @param req The request.
+ * @param reporter The server's `onError`.
+ */
+export function setFailureReporter(
+  req: Request,
+  reporter: FailureReporter,
+): void {
+  assignReporter(req, reporter);
+}
+
+/**
+ * Returns where a failure of this request's handler is reported, when a
+ * server dispatched it. Internal to the package.
+ *
+ * @param req The request.
+ * @returns The server's `onError`, or `undefined`.
+ */
+export function failureReporter(req: Request): FailureReporter | undefined {
+  return reporterOf(req);
 }

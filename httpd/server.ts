@@ -8,7 +8,7 @@ import { BuildInfo } from "./build_info.ts";
 import type { Handler } from "./handler.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./limits.ts";
 import type { Request } from "./request.ts";
-import { describeFailure } from "./internal/dispatch.ts";
+import { logFailure } from "./internal/error_response.ts";
 import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
 import type { ServedConnection, ServerContext } from "./internal/conn/types.ts";
@@ -143,6 +143,7 @@ export class Server implements AsyncDisposable {
   /** The accept loop of each open listener. */
   #loops = new Map<OpenListener, Promise<void>>();
   #stopping: Promise<void> | undefined;
+  #rejected = 0;
   #finished = Promise.withResolvers<void>();
   #onAbort = (): void => void this.stop();
 
@@ -168,10 +169,7 @@ export class Server implements AsyncDisposable {
         );
       }
     }
-    const onError = options.onError ??
-      // deno-lint-ignore no-console
-      ((error: unknown, req: Request) =>
-        console.error(describeFailure(error, req)));
+    const onError = options.onError ?? logFailure;
     this.#context = {
       handler: options.handler,
       limits,
@@ -239,6 +237,25 @@ export class Server implements AsyncDisposable {
    */
   get connections(): number {
     return this.#connections.size + this.#detecting.size;
+  }
+
+  /**
+   * Connections closed as soon as they were accepted because
+   * `limits.maxConnections` were already open, since the server started.
+   *
+   * @example No connection refused yet
+   * ```ts
+   * import { Response, Server } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new Server({ port: 0, bindAddress: "127.0.0.1", handler: () => Response.text("ok") });
+   * await server.start();
+   * assert.equal(server.rejectedConnections, 0);
+   * await server.stop();
+   * ```
+   */
+  get rejectedConnections(): number {
+    return this.#rejected;
   }
 
   /**
@@ -445,6 +462,13 @@ export class Server implements AsyncDisposable {
         if (this.#stopping || error instanceof Deno.errors.BadResource) return;
         // Too many open files and similar: back off briefly, keep serving.
         await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      if (this.connections >= this.#context.limits.maxConnections) {
+        // Over the cap: closed at once, never queued (the kernel's accept
+        // queue already holds what waits).
+        this.#rejected++;
+        close(conn);
         continue;
       }
       const setup = this.#setup(conn, spec);

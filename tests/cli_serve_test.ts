@@ -188,6 +188,37 @@ Deno.test("serve writes the access log by flag over environment over YAML", asyn
   }
 });
 
+Deno.test("serve --trust-proxy decides which X-Forwarded-For hop the access log shows", async () => {
+  const root = await makeSite(SITE);
+  const yaml = `${root}/proxy.yaml`;
+  await Deno.writeTextFile(yaml, "server:\n  trust-proxy: [127.0.0.0/8]\n");
+  const cases: [string, string[], string][] = [
+    ["default: the first hop, as sent", [], "6.6.6.6"],
+    ["one proxy in front", ["--trust-proxy", "1"], "203.0.113.7"],
+    ["no proxy: the peer", ["--trust-proxy", "0"], "127.0.0.1"],
+    ["loopback trusted", ["--trust-proxy", "127.0.0.1/32"], "203.0.113.7"],
+    ["from YAML", ["--config", yaml], "203.0.113.7"],
+  ];
+  try {
+    for (const [name, args, expected] of cases) {
+      await using cli = await launch([
+        ...args,
+        "--root",
+        root,
+        ...LOCAL,
+        "--access-log",
+      ]);
+      await get(new URL("app.css", cli.url), {
+        headers: { "x-forwarded-for": "6.6.6.6, 203.0.113.7" },
+      });
+      const line = await cli.waitForLine(/"GET \/app\.css HTTP\/1\.1" 200/);
+      assert.ok(line.startsWith(`${expected} - - [`), `${name}: ${line}`);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("serve answers a miss with the fallback (404) or the single-page shell (200)", async () => {
   const root = await makeSite(SITE);
   try {

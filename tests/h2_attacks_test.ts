@@ -3,8 +3,9 @@
  * answered on its own connection, and another connection keeps working.
  */
 import assert from "node:assert/strict";
-import { type Handler, Response, type ServerLimits } from "@org/httpd";
+import { Filter, type Handler, Response, type ServerLimits } from "@org/httpd";
 import {
+  MAX_NOOP_FRAMES_PER_WINDOW,
   MAX_QUEUED_CONTROL_FRAMES,
   MAX_RESETS_PER_WINDOW,
 } from "../httpd/internal/h2/conn.ts";
@@ -12,15 +13,19 @@ import { MAX_CONTINUATION_FRAMES } from "../httpd/internal/h2/header_block.ts";
 import {
   block,
   continuation,
+  data,
   E,
   F,
+  frame,
   H2Client,
   headers,
   ping,
+  priority,
   requestFields,
   rstStream,
   settings,
   T,
+  windowUpdate,
 } from "./support/h2_frames.ts";
 import { concat } from "./support/bytes.ts";
 import { startServer } from "./support/server.ts";
@@ -273,4 +278,175 @@ Deno.test("slow request body: a stream whose content stops arriving is reset aft
   }, {
     handler: async (req) => Response.text(await req.text()),
     limits: { keepAliveTimeoutMs: 500 },
+  }));
+
+/** A POST whose content is still to come: its stream stays open. */
+const OPEN_POST = (id: number, path = "/") =>
+  headers(id, block(requestFields(path, "POST")), F.END_HEADERS);
+
+/** Floods of frames that do no work, by name: setup frames, then one unit. */
+const NOOP_FLOODS: [string, Uint8Array[], (i: number) => Uint8Array][] = [
+  [
+    "empty DATA without END_STREAM",
+    [OPEN_POST(1)],
+    () => data(1, new Uint8Array(0)),
+  ],
+  ["PRIORITY on idle streams", [], (i) => priority(1001 + 2 * i, 0)],
+  ["WINDOW_UPDATE +1 on the connection", [], () => windowUpdate(0, 1)],
+  [
+    "unknown frame types",
+    [],
+    (i) => frame(0x20 + (i % 16), 0, 0, new Uint8Array(8)),
+  ],
+  ["SETTINGS without changes", [], () => settings()],
+  ["RST_STREAM on a closed stream", [GET(1)], () => rstStream(1, E.CANCEL)],
+];
+
+for (const [name, setup, unit] of NOOP_FLOODS) {
+  Deno.test(`no-op flood (CVE-2019-9512/9518 class): ${name} ends in GOAWAY ENHANCE_YOUR_CALM`, () =>
+    withServer(async (port) => {
+      // A window at its maximum would make WINDOW_UPDATE +1 an overflow.
+      const c = await H2Client.connect(port, { openWindow: false });
+      if (setup.length > 0) await c.send(...setup);
+      const count = MAX_NOOP_FRAMES_PER_WINDOW + 100;
+      try {
+        await c.send(
+          concat(...Array.from({ length: count }, (_, i) => unit(i))),
+        );
+      } catch {
+        // Closed by the server before everything was written.
+      }
+      const g = await c.expectGoaway();
+      assert.equal(g.code, E.ENHANCE_YOUR_CALM);
+      assert.equal(await c.closedByServer(), true);
+      c.close();
+      await otherConnectionWorks(port);
+    }, {
+      handler: async (req) => Response.text(String((await req.bytes()).length)),
+    }));
+}
+
+Deno.test("legitimate traffic does not trip the no-op budget: browser-like PRIORITY, PINGs after responses, batched WINDOW_UPDATEs", () =>
+  withServer(async (port) => {
+    const c = await H2Client.connect(port, { openWindow: false });
+    // Firefox-style dependency tree on idle streams at start.
+    await c.send(...[3, 5, 7, 9, 11, 13].map((id) => priority(id, 0)));
+    for (let i = 0; i < 300; i++) {
+      const id = 15 + 2 * i;
+      await c.send(GET(id), windowUpdate(0, 32_768), ping());
+      assert.equal((await c.response(id)).status, 200);
+    }
+    await c.send(GET(1001));
+    assert.equal((await c.response(1001)).status, 200);
+    c.close();
+  }));
+
+Deno.test("stop deadline: streams still open get RST_STREAM CANCEL after the GOAWAY, then the socket closes", async () => {
+  const release = Promise.withResolvers<void>();
+  await using server = await startServer(async () => {
+    await release.promise;
+    return Response.text("late");
+  }, { limits: { gracefulStopMs: 300 } });
+  const c = await H2Client.connect(server.port);
+  await c.send(GET(1), GET(3));
+  // Both handlers run; the server is asked to stop.
+  await new Promise((r) => setTimeout(r, 100));
+  const stopping = server.stop();
+  const order: string[] = [];
+  while (true) {
+    const f = await c.read(3000);
+    if (f === null) break;
+    if (f.type === T.GOAWAY) order.push("GOAWAY");
+    if (f.type === T.RST_STREAM) {
+      const code = new DataView(f.payload.buffer, f.payload.byteOffset)
+        .getUint32(0);
+      order.push(`RST ${f.streamId} ${code}`);
+    }
+  }
+  release.resolve();
+  await stopping;
+  assert.deepEqual(order, [
+    "GOAWAY",
+    `RST 1 ${E.CANCEL}`,
+    `RST 3 ${E.CANCEL}`,
+  ]);
+  c.close();
+});
+
+/** A response stream that yields once, then waits forever. */
+function quietStream(cancelled: PromiseWithResolvers<unknown>): Response {
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("first"));
+      },
+      pull: () => new Promise(() => {}),
+      cancel: (reason) => cancelled.resolve(reason ?? "cancelled"),
+    }),
+  );
+}
+
+async function settled(promise: Promise<unknown>, ms = 3000): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    promise.then(() => "cancelled"),
+    new Promise<string>((r) => (timer = setTimeout(() => r("pending"), ms))),
+  ]);
+  clearTimeout(timer);
+  return outcome;
+}
+
+for (const how of ["RST_STREAM", "closing the connection"]) {
+  Deno.test(`a streamed response whose source went quiet is cancelled on ${how}`, async () => {
+    const cancelled = Promise.withResolvers<unknown>();
+    await using server = await startServer(() => quietStream(cancelled));
+    const c = await H2Client.connect(server.port);
+    await c.send(GET(1));
+    await c.expect((f) => f.type === T.DATA && f.streamId === 1);
+    if (how === "RST_STREAM") await c.send(rstStream(1, E.CANCEL));
+    else c.close();
+    assert.equal(await settled(cancelled.promise), "cancelled");
+    c.close();
+  });
+}
+
+Deno.test("HTTP/2 request body: 408 past bodyTimeoutMs, then the request stream is ended", () =>
+  withServer(async (port) => {
+    const c = await H2Client.connect(port);
+    await c.send(OPEN_POST(1), data(1, "a"));
+    const res = await c.response(1, 5000);
+    assert.equal(res.status, 408);
+    assert.equal(res.headers.get("x-filtered"), "yes");
+    assert.equal(await c.expectReset(1), E.NO_ERROR);
+    // The connection goes on.
+    await c.send(GET(3));
+    assert.equal((await c.response(3)).status, 200);
+    c.close();
+  }, {
+    handler: Filter.addHeader("x-filtered", "yes").apply(async (req) =>
+      Response.text(req.method === "POST" ? await req.text() : "ok")
+    ),
+    limits: { bodyTimeoutMs: 300 },
+  }));
+
+Deno.test("HTTP/2 request body: a content-length above the limit gets 413 before any content is read", () =>
+  withServer(async (port) => {
+    const c = await H2Client.connect(port);
+    for (const [id, path] of [[1, "/bytes"], [3, "/stream"]] as const) {
+      await c.send(headers(
+        id,
+        block(requestFields(path, "POST", [["content-length", "2000000"]])),
+        F.END_HEADERS,
+      ));
+      assert.equal((await c.response(id)).status, 413, path);
+    }
+    c.close();
+  }, {
+    handler: async (req) => {
+      if (req.path === "/stream") {
+        for await (const _ of req.body!) { /* read */ }
+        return Response.text("read");
+      }
+      return Response.text(String((await req.bytes()).length));
+    },
   }));

@@ -247,3 +247,54 @@ if (certificate === null) {
   // deno-lint-ignore no-console
   console.warn("h2_e2e_test: openssl is missing, TLS tests skipped");
 }
+
+const h2load = await hasCommand("h2load");
+
+Deno.test("legitimate node:http2 traffic never trips the budgets: waves of 100 streams, PINGs, big downloads", () =>
+  withServer(false, async (url) => {
+    const session = await connect(url);
+    const goaways: number[] = [];
+    session.on("goaway", (code: number) => goaways.push(code));
+    try {
+      for (let wave = 0; wave < 10; wave++) {
+        const results = await Promise.all(
+          Array.from(
+            { length: 100 },
+            (_, i) => nodeRequest(session, `/w/${wave}/${i}`),
+          ),
+        );
+        assert.ok(results.every((r) => r.status === 200));
+        await new Promise<void>((resolve, reject) =>
+          session.ping((error) => error ? reject(error) : resolve())
+        );
+        if (wave % 3 === 0) {
+          assert.equal((await nodeRequest(session, "/big")).body.length, BIG);
+        }
+      }
+      assert.deepEqual(goaways, []);
+    } finally {
+      await closeSession(session);
+    }
+  }));
+
+for (const tls of [false, true]) {
+  Deno.test({
+    name: `h2load -m 100 over ${
+      tls ? "TLS" : "plaintext"
+    } never trips the budgets`,
+    ignore: !h2load || (tls && certificate === null),
+    fn: () =>
+      withServer(tls, async (url) => {
+        const out = await new Deno.Command("h2load", {
+          args: ["-n", "5000", "-c", "2", "-m", "100", `${url}/`],
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const text = new TextDecoder().decode(out.stdout);
+        assert.match(text, /5000 succeeded, 0 failed, 0 errored/, text);
+      }),
+  });
+}
+if (!h2load) {
+  console.log("h2load is not installed: skipping the h2load tests");
+}

@@ -94,6 +94,9 @@ export function buildHandler(
     handler = Filter.accessLog(options.accessLogSink, {
       format: config.logFormat,
       user: authenticatedUser,
+      ...(config.trustProxy === undefined
+        ? {}
+        : { trustProxy: config.trustProxy }),
     }).apply(handler);
   }
   return handler;

@@ -9,6 +9,8 @@ import {
   ACCESS_LOG_FORMATS,
   type AccessLogFormat,
   type DotfilesMode,
+  Filter,
+  type TrustProxy,
 } from "@org/httpd";
 import { UsageError } from "../errors.ts";
 import { type Credentials, parseCredentials } from "./auth/credentials.ts";
@@ -54,6 +56,7 @@ const OPTIONS = {
   "tls-key": { type: "string" },
   workers: { type: "string" },
   "drain-timeout": { type: "string" },
+  "trust-proxy": { type: "string" },
   // A boolean for parseArgs so `--metrics DIR` leaves DIR positional; the
   // optional `=PATH` arrives as an inline value.
   metrics: { type: "boolean" },
@@ -109,6 +112,8 @@ export interface FlagValues {
   workers?: WorkersValue;
   /** How long a stop waits for open requests, in milliseconds. */
   drainTimeoutMs?: number;
+  /** Which proxies the access log believes about the client address. */
+  trustProxy?: TrustProxy;
   /** The metrics endpoint's path, when `--metrics[=PATH]` is given. */
   metrics?: string;
   /** Where the metrics endpoint listens instead of the site's address. */
@@ -262,6 +267,8 @@ function valueHint(name: FlagName): string {
       return ' N or "auto"';
     case "drain-timeout":
       return " such as 10s or 500ms";
+    case "trust-proxy":
+      return " N (proxies in front) or CIDR,CIDR";
     case "auth":
       return " USER:PASSWORD";
     case "metrics-bind":
@@ -351,6 +358,9 @@ function setString(flags: FlagValues, name: FlagName, value: string): void {
       break;
     case "drain-timeout":
       flags.drainTimeoutMs = parseDrainTimeout("--drain-timeout", value);
+      break;
+    case "trust-proxy":
+      flags.trustProxy = parseTrustProxy("--trust-proxy", value);
       break;
     case "metrics-bind":
       flags.metricsBind = parseHostPort(
@@ -467,6 +477,52 @@ export function parseDrainTimeout(name: string, value: string): number {
     );
   }
   return ms;
+}
+
+/** The most proxy hops `--trust-proxy N` accepts: real chains are 1 to 3. */
+export const MAX_TRUSTED_HOPS = 64;
+
+/**
+ * Parses a trusted-proxy setting: a count of proxies in front (`1`) or a
+ * comma-separated list of IP addresses and CIDR ranges
+ * (`10.0.0.0/8,::1`).
+ *
+ * @param name The flag or key, for the message.
+ * @param value The text, or the items of a YAML list.
+ * @returns The count or the list, as the access log takes it.
+ * @throws {UsageError} When the count is too large or an entry is no IP
+ * address or CIDR range.
+ */
+export function parseTrustProxy(
+  name: string,
+  value: string | readonly string[],
+): TrustProxy {
+  if (typeof value === "string" && /^\d+$/.test(value.trim())) {
+    const hops = Number(value.trim());
+    if (hops > MAX_TRUSTED_HOPS) {
+      throw new UsageError(
+        "out-of-range",
+        `Cannot use ${name} "${value}": expected at most ${MAX_TRUSTED_HOPS} proxies`,
+      );
+    }
+    return hops;
+  }
+  const list = (typeof value === "string" ? value.split(",") : value)
+    .map((entry) => entry.trim());
+  try {
+    // The access log's own check, so that the launcher accepts exactly
+    // what the server does.
+    Filter.accessLog(() => {}, { trustProxy: list });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new UsageError(
+      "wrong-type",
+      `Cannot use ${name} "${value}": ${
+        error.message.replace(/^Cannot trust proxy /, "")
+      }, expected a proxy count or IP addresses and CIDR ranges`,
+    );
+  }
+  return list;
 }
 
 /**

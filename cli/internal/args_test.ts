@@ -266,3 +266,23 @@ Deno.test("parseServeArgs() names the flag of a wrong everyday value", () => {
   ];
   for (const [args, code, mention] of cases) rejects(args, code, mention);
 });
+
+Deno.test("parseServeArgs() reads --trust-proxy as a hop count or CIDR ranges and names it when wrong", () => {
+  assert.equal(parseServeArgs(["--trust-proxy", "2"]).trustProxy, 2);
+  assert.equal(parseServeArgs(["--trust-proxy=0"]).trustProxy, 0);
+  assert.deepEqual(
+    parseServeArgs(["--trust-proxy", "10.0.0.0/8, ::1,192.168.1.7"])
+      .trustProxy,
+    ["10.0.0.0/8", "::1", "192.168.1.7"],
+  );
+  assert.equal(parseServeArgs([]).trustProxy, undefined);
+  for (const value of ["10.0.0.0/40", "proxy.local", "1.2.3", "65", ""]) {
+    assert.throws(
+      () => parseServeArgs([`--trust-proxy=${value}`]),
+      (error) =>
+        error instanceof UsageError &&
+        error.message.includes(`--trust-proxy "${value}"`),
+      value,
+    );
+  }
+});

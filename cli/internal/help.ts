@@ -78,6 +78,10 @@ Flags:
                          ${
   formatDuration(DEFAULT_DRAIN_TIMEOUT_MS)
 }; 10, 2.5s, 500ms, 1m)
+  --trust-proxy N|CIDRS  Which proxies the access log believes about the
+                         client address: N proxies in front, or their addresses
+                         (10.0.0.0/8,::1); default the first X-Forwarded-For
+                         hop as sent (server.trust-proxy)
   --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
                          timer http.server.requests and runtime gauges, summed
                          over workers; Prometheus text, OpenMetrics when
@@ -106,14 +110,14 @@ Environment:
 Precedence: flag > environment > YAML file > default.
 
 YAML keys:
-  server.port, server.bind, server.drain-timeout, server.cors,
-  server.redirect-http, server.hsts, static.root, static.fallback,
-  static.spa-fallback, static.index-files, static.cache-control,
-  static.cache-rules (list of {match, cache-control}), static.immutable,
-  static.gzip, static.compress, static.dir-listing, static.dotfiles,
-  headers.always, headers.staging, logging.level (debug, info, warn, error,
-  off), logging.access-log, logging.format, auth.users, auth.file,
-  metrics.path, metrics.bind, metrics.auth
+  server.port, server.bind, server.drain-timeout, server.trust-proxy,
+  server.cors, server.redirect-http, server.hsts, static.root,
+  static.fallback, static.spa-fallback, static.index-files,
+  static.cache-control, static.cache-rules (list of {match, cache-control}),
+  static.immutable, static.gzip, static.compress, static.dir-listing,
+  static.dotfiles, headers.always, headers.staging, logging.level (debug,
+  info, warn, error, off), logging.access-log, logging.format, auth.users,
+  auth.file, metrics.path, metrics.bind, metrics.auth
 
 Mistakes exit with status 2 and one line on standard error; a port already
 in use exits with status 1; a clean stop (SIGINT, SIGTERM) exits with 0;

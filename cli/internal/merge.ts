@@ -9,6 +9,7 @@ import type { SourcePosition } from "../errors.ts";
 import { UsageError } from "../errors.ts";
 import type { LogLevel } from "./log_level.ts";
 import type { FlagValues, WorkersValue } from "./args.ts";
+import type { TrustProxy } from "@org/httpd";
 import type { FileValues, Located } from "./yaml_schema.ts";
 
 /** The port used when neither a flag nor the file names one. */
@@ -61,6 +62,8 @@ export interface MergedConfig {
   workers: WorkersValue;
   /** How long a stop waits for open requests, in milliseconds. */
   drainTimeoutMs: number;
+  /** Which proxies the access log believes; absent: the first hop. */
+  trustProxy?: TrustProxy;
   /** The metrics endpoint's path; only the `--metrics` flag sets it. */
   metrics?: string;
 }
@@ -164,6 +167,8 @@ export function mergeConfig(input: MergeInput): MergedConfig {
     filePath("static.root", file.root);
   if (root) merged.root = root;
   if (flags.metrics !== undefined) merged.metrics = flags.metrics;
+  const trustProxy = flags.trustProxy ?? file.trustProxy?.value;
+  if (trustProxy !== undefined) merged.trustProxy = trustProxy;
   if (fallback) merged.fallback = fallback;
   if (spaFallback) merged.spaFallback = spaFallback;
   const indexFiles = file.indexFiles?.value;

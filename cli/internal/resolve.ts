@@ -222,6 +222,7 @@ async function check(merged: MergedConfig, cwd: string): Promise<ServeConfig> {
   }
   if (merged.indexFiles) config.indexFiles = merged.indexFiles;
   if (merged.metrics !== undefined) config.metrics = merged.metrics;
+  if (merged.trustProxy !== undefined) config.trustProxy = merged.trustProxy;
   if (merged.cacheControl !== undefined) {
     config.cacheControl = merged.cacheControl;
   }

@@ -34,7 +34,9 @@ import {
   MAX_PORT,
   parseDrainTimeout,
   parseMetricsPath,
+  parseTrustProxy,
 } from "./args.ts";
+import type { TrustProxy } from "@org/httpd";
 import { type Credentials, parseCredentials } from "./auth/credentials.ts";
 import { checkGlob, checkRule } from "./cache_rules.ts";
 import { parseChoice } from "./choice.ts";
@@ -65,6 +67,7 @@ export interface FileValues {
   logLevel?: Located<LogLevel>;
   accessLog?: Located<boolean>;
   drainTimeoutMs?: Located<number>;
+  trustProxy?: Located<TrustProxy>;
   /** `static.fallback: false`. */
   noFallback?: Located<true>;
   dirListing?: Located<boolean>;
@@ -94,6 +97,7 @@ type Kind =
   | "header-map"
   | "log-level"
   | "duration"
+  | "trust-proxy"
   | "choice"
   | "glob-list"
   | "cache-rules"
@@ -109,6 +113,7 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
     port: "port",
     bind: "host",
     "drain-timeout": "duration",
+    "trust-proxy": "trust-proxy",
     cors: "origins",
     "redirect-http": "port",
     hsts: "hsts",
@@ -407,6 +412,37 @@ class Reader {
           throw new UsageError(error.code, error.message, {
             position: this.#position(node),
           });
+        }
+        return;
+      }
+      case "trust-proxy": {
+        // A count, a comma-separated string, or a list of ranges; a bad list
+        // item is placed at its own line.
+        const at = (item: Node | null, value: string | string[]) => {
+          try {
+            return parseTrustProxy(full, value);
+          } catch (error) {
+            if (!(error instanceof UsageError)) throw error;
+            throw new UsageError(error.code, error.message, {
+              position: this.#position(item),
+            });
+          }
+        };
+        if (isSeq(node)) {
+          const items = node.items.map((raw) => {
+            const item = this.#resolve(raw as Node | null);
+            const text = this.#line(full, item, "an IP address or CIDR range");
+            at(item, [text]);
+            return text;
+          });
+          v.trustProxy = { value: items, position };
+        } else {
+          const text = this.#line(
+            full,
+            node,
+            "a proxy count or a list of CIDR ranges",
+          );
+          v.trustProxy = { value: at(node, text), position };
         }
         return;
       }

@@ -378,3 +378,28 @@ Deno.test("parseConfigYaml() names the line and column of a wrong everyday value
     /logging\.format: expected one of/,
   );
 });
+
+Deno.test("parseConfigYaml() reads server.trust-proxy as a count, a string or a list, and places a bad one", () => {
+  const read = (yaml: string) =>
+    parseConfigYaml(yaml, "a.yaml").trustProxy?.value;
+  assert.equal(read("server:\n  trust-proxy: 1\n"), 1);
+  assert.deepEqual(read("server:\n  trust-proxy: 10.0.0.0/8, ::1\n"), [
+    "10.0.0.0/8",
+    "::1",
+  ]);
+  assert.deepEqual(
+    read("server:\n  trust-proxy:\n    - 10.0.0.0/8\n    - fd00::/8\n"),
+    ["10.0.0.0/8", "fd00::/8"],
+  );
+  assert.throws(
+    () =>
+      parseConfigYaml(
+        "server:\n  trust-proxy:\n    - 10.0.0.0/8\n    - nope\n",
+        "a.yaml",
+      ),
+    (error) =>
+      error instanceof UsageError &&
+      /server\.trust-proxy/.test(error.message) && /nope/.test(error.message) &&
+      error.position?.line === 4,
+  );
+});

@@ -72,12 +72,22 @@ async function run(args: string[]): Promise<string> {
  * Loads a URL in a fresh headless profile and returns the serialized DOM.
  *
  * @param url The page.
+ * @param options More command-line flags, such as
+ * `--ignore-certificate-errors` for a test certificate.
  * @returns The DOM, as HTML.
  */
-export function dumpDom(url: string): Promise<string> {
+export function dumpDom(
+  url: string,
+  options: { flags?: string[] } = {},
+): Promise<string> {
   // The budget lets the page's timers and fetches finish before the DOM
   // is printed.
-  return run(["--virtual-time-budget=10000", "--dump-dom", url]);
+  return run([
+    ...(options.flags ?? []),
+    "--virtual-time-budget=10000",
+    "--dump-dom",
+    url,
+  ]);
 }
 
 /**

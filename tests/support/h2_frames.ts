@@ -95,6 +95,15 @@ function u32(value: number): number[] {
   ];
 }
 
+/**
+ * A connection's first bytes for scripts that do not read the server's
+ * frames: the preface, empty SETTINGS, a SETTINGS ACK sent ahead, then
+ * `frames`.
+ */
+export function opening(...frames: Uint8Array[]): Uint8Array {
+  return concat(PREFACE, settings(), settingsAck(), ...frames);
+}
+
 /** SETTINGS with `[id, value]` pairs. */
 export function settings(...pairs: [number, number][]): Uint8Array {
   const payload: number[] = [];

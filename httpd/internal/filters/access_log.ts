@@ -12,8 +12,8 @@ import {
   formatAccessLogLine,
   stdoutAccessLogSink,
 } from "../../access_log.ts";
-import { HttpError } from "../../errors.ts";
 import type { Handler } from "../../handler.ts";
+import { clientAddressResolver } from "../client_address.ts";
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
 import { requestIdOf } from "../../request_id.ts";
@@ -22,7 +22,7 @@ import { requestIdOf } from "../../request_id.ts";
  * Creates the access-log filter function.
  *
  * @param sink Where lines go; default standard output, buffered.
- * @param options Clocks, for tests.
+ * @param options The trusted proxies, and clocks for tests.
  * @returns The filter function.
  */
 export function accessLogFilter(
@@ -32,6 +32,7 @@ export function accessLogFilter(
   const write: AccessLogSink = sink ?? stdoutAccessLogSink();
   const now = options?.now ?? (() => performance.now());
   const wallClock = options?.wallClock ?? Date.now;
+  const clientIp = clientAddressResolver(options?.trustProxy);
   const format = options?.format ?? "default";
   if (!ACCESS_LOG_FORMATS.includes(format)) {
     throw new TypeError(
@@ -54,18 +55,21 @@ export function accessLogFilter(
     let status = 500;
     let size: number | undefined;
     try {
+      // Errors thrown inside arrive as responses (see Filter): this is the
+      // status the client gets.
       const res = await next(req);
       status = res.status;
       size = res.body.contentLength;
       return res;
-    } catch (error) {
-      if (error instanceof HttpError) status = error.status;
-      throw error;
     } finally {
       const durationMs = now() - start;
       try {
         const entry: AccessLogEntry = {
-          clientIp: clientIp(req),
+          clientIp: clientIp({
+            remoteAddress: req.remoteAddress,
+            forwardedFor: req.header("x-forwarded-for"),
+            realIp: req.header("x-real-ip"),
+          }),
           user: userOf(req),
           time,
           method: req.method,
@@ -90,17 +94,4 @@ export function accessLogFilter(
 /** The user an authenticating proxy names. */
 function forwardedUser(req: Request): string | undefined {
   return req.header("x-forwarded-user") || req.header("gap-auth") || undefined;
-}
-
-/** The first hop of X-Forwarded-For, else X-Real-IP, else the peer address. */
-function clientIp(req: Request): string | undefined {
-  const forwarded = req.header("x-forwarded-for");
-  if (forwarded !== undefined) {
-    const comma = forwarded.indexOf(",");
-    const first = (comma === -1 ? forwarded : forwarded.slice(0, comma)).trim();
-    if (first !== "") return first;
-  }
-  const real = req.header("x-real-ip")?.trim();
-  if (real) return real;
-  return req.remoteAddress || undefined;
 }

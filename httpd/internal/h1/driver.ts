@@ -65,6 +65,10 @@ const MAX_DRAIN_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 
+function bodyTimedOut(): HttpError {
+  return new HttpError(408, "Request body timed out");
+}
+
 /** Where the connection is in its cycle, for timeouts and graceful stop. */
 const IDLE = 0; // waiting for the first byte of a request
 const HEAD = 1; // a head has started arriving
@@ -101,6 +105,18 @@ class H1Connection implements ServedConnection {
   #isClosed = false;
   #resolveClosed!: () => void;
   #head: HeadOptions;
+  /** When the current request's body must be complete (`bodyTimeoutMs`). */
+  #bodyDeadline = Infinity;
+  /** Fails the pending body read (a body deadline passed). */
+  #abortRead: ((error: HttpError) => void) | undefined;
+  /** A body read the socket has not answered yet (abandoned on timeout). */
+  #pendingRead: Promise<number | null> | undefined;
+  /** The read buffer of large request bodies, reused while reads are short. */
+  #bodyScratch: Uint8Array | undefined;
+  /** The current request's body, while it may still be read. */
+  #reader: H1BodyReader | null = null;
+  /** The peer closed the connection while a response was streamed. */
+  #peerGone = false;
   /** The WebSocket this connection became after a 101, if it did. */
   #upgraded: WsDriver | undefined;
 
@@ -157,7 +173,11 @@ class H1Connection implements ServedConnection {
   }
 
   expire(): void {
-    if (this.#phase === HEAD) {
+    if (this.#phase === BODY && this.#abortRead !== undefined) {
+      // The handler waits for body bytes: it gets a 408 to answer (RFC 9110
+      // section 15.5.9), and the connection closes after the response.
+      this.#abortRead(bodyTimedOut());
+    } else if (this.#phase === HEAD) {
       // RFC 9110 section 15.5.9: 408 for a request not completed in time.
       // Written from its own bytes: the loop may still own #out.
       this.#conn.write(this.#errorBytes(408))
@@ -176,17 +196,18 @@ class H1Connection implements ServedConnection {
       // A reset or write failure ends the connection; nothing to answer.
     } finally {
       this.#watcher.delete(this);
-      // No read or write is pending any more: the buffers can be reused.
-      connectionBuffers.release(this.#buf);
-      connectionBuffers.release(this.#out);
       const upgraded = this.#upgraded;
       if (upgraded === undefined) {
         this.close();
-        this.#resolveClosed();
-      } else {
-        // The socket now belongs to the WebSocket.
-        upgraded.closed.then(this.#resolveClosed);
+        // A body read abandoned on timeout ends with the socket; only then is
+        // no read or write pending, and the buffers can be reused.
+        if (this.#pendingRead !== undefined) await this.#pendingRead;
       }
+      connectionBuffers.release(this.#buf);
+      connectionBuffers.release(this.#out);
+      if (upgraded === undefined) this.#resolveClosed();
+      // The socket now belongs to the WebSocket.
+      else upgraded.closed.then(this.#resolveClosed);
     }
   }
 
@@ -216,9 +237,12 @@ class H1Connection implements ServedConnection {
             this.#out = connectionBuffers.acquire();
           }
         }
+        // A read started while a response streamed (`#watchPeer`) is still
+        // filling the buffer after `#end`: it becomes this read.
+        const watching = this.#pendingRead;
         if (this.#start === this.#end) {
           if (this.#stopping) return;
-          this.#start = this.#end = 0;
+          if (watching === undefined) this.#start = this.#end = 0;
           this.#phase = IDLE;
           this.deadline = Date.now() +
             (this.#served === 0
@@ -227,6 +251,11 @@ class H1Connection implements ServedConnection {
         } else if (this.#phase !== HEAD) {
           this.#phase = HEAD;
           this.deadline = Date.now() + limits.headerTimeoutMs;
+        }
+        if (watching !== undefined) {
+          // `#watchPeer` counts the bytes itself.
+          if ((await watching) === null) return;
+          continue;
         }
         if (this.#end === this.#buf.length) this.#makeRoom();
         // Inlined #fill(): the one read per request on the hot path.
@@ -270,23 +299,6 @@ class H1Connection implements ServedConnection {
     }
   }
 
-  /** Reads more bytes after `#end`; false at end of stream. */
-  async #fill(): Promise<boolean> {
-    if (this.#end === this.#buf.length) this.#makeRoom();
-    let n: number | null;
-    try {
-      const end = this.#end;
-      n = await this.#conn.read(
-        end === 0 ? this.#buf : this.#buf.subarray(end),
-      );
-    } catch {
-      return false;
-    }
-    if (n === null) return false;
-    this.#end += n;
-    return true;
-  }
-
   /**
    * Serves one request; returns whether the connection stays open. Stays
    * synchronous (no promise) when the handler answers synchronously with an
@@ -296,6 +308,8 @@ class H1Connection implements ServedConnection {
     const server = this.#server;
     const hasBody = head.chunked || head.contentLength > 0;
     const reader = hasBody ? new H1BodyReader(this, head) : null;
+    this.#reader = reader;
+    if (hasBody) this.#bodyDeadline = Date.now() + server.limits.bodyTimeoutMs;
     const req = createRequest({
       method: head.method,
       target: head.target,
@@ -475,6 +489,7 @@ class H1Connection implements ServedConnection {
   ): Promise<boolean> {
     let sent = 0;
     const expected = body.contentLength;
+    this.#watchPeer(body);
     try {
       for await (const chunk of body.chunks()) {
         if (chunk.byteLength === 0) continue;
@@ -503,12 +518,42 @@ class H1Connection implements ServedConnection {
       await body.cancel();
       return false;
     }
+    if (this.#peerGone) return false;
     if (chunked) {
       // Read now: a streamed body may have filled them in as it ended.
       this.#append(trailers === undefined ? "0\r\n\r\n" : lastChunk(trailers));
       await this.#flush();
     }
     return true;
+  }
+
+  /**
+   * While a streamed response is sent, watches the socket with one read: a
+   * peer that closes or resets the connection cancels the body, so a source
+   * that stops yielding is not left pending (nginx likewise ends a request
+   * whose client went away). Bytes that arrive instead, a pipelined
+   * request, stay in the buffer for the loop. Only once the request body is
+   * done with: until then the socket's bytes are the handler's.
+   */
+  #watchPeer(body: Body): void {
+    if (
+      this.#pendingRead !== undefined || this.#end === this.#buf.length ||
+      (this.#reader !== null && !this.#reader.done)
+    ) return;
+    const read = this.#conn.read(this.#buf.subarray(this.#end)).then(
+      (n) => n,
+      () => null,
+    ).then((n) => {
+      this.#pendingRead = undefined;
+      if (n === null) {
+        this.#peerGone = true;
+        void body.cancel();
+      } else {
+        this.#end += n;
+      }
+      return n;
+    });
+    this.#pendingRead = read;
   }
 
   async #sendError(status: number): Promise<void> {
@@ -627,27 +672,56 @@ class H1Connection implements ServedConnection {
   /** Reads more request body bytes into the buffer; false at end of stream. */
   async readMore(): Promise<boolean> {
     if (this.#start === this.#end) this.#start = this.#end = 0;
-    this.#phase = BODY;
-    this.deadline = Date.now() + this.#server.limits.headerTimeoutMs;
-    try {
-      return await this.#fill();
-    } finally {
-      this.#phase = BUSY;
-      this.deadline = 0;
-    }
+    if (this.#end === this.#buf.length) this.#makeRoom();
+    const n = await this.#bodyRead(this.#buf.subarray(this.#end));
+    if (n === null) return false;
+    this.#end += n;
+    return true;
   }
 
-  /** Reads a large body chunk straight from the socket, bypassing the buffer. */
+  /**
+   * Reads a large body chunk straight from the socket, bypassing the buffer.
+   * The chunk keeps alive at most twice its length: a short read is copied
+   * out and the read buffer reused, a long one is handed over whole.
+   */
   async readDirect(max: number): Promise<Uint8Array | null> {
+    const scratch = this.#bodyScratch ??= new Uint8Array(BODY_READ_SIZE);
+    const n = await this.#bodyRead(
+      max < scratch.length ? scratch.subarray(0, max) : scratch,
+    );
+    if (n === null) return null;
+    if (2 * n < scratch.length) return scratch.slice(0, n);
+    this.#bodyScratch = undefined;
+    return scratch.subarray(0, n);
+  }
+
+  /**
+   * One read of request body bytes, under two deadlines: the per-read
+   * timeout (`headerTimeoutMs`, nginx's `client_body_timeout`) and the whole
+   * body's (`bodyTimeoutMs` from the end of the head). Past either, the read
+   * fails with a 408 {@linkcode HttpError}, which the handler answers, and
+   * the connection closes after the response.
+   */
+  async #bodyRead(buf: Uint8Array): Promise<number | null> {
+    const now = Date.now();
+    if (now >= this.#bodyDeadline) throw bodyTimedOut();
     this.#phase = BODY;
-    this.deadline = Date.now() + this.#server.limits.headerTimeoutMs;
+    this.deadline = Math.min(
+      now + this.#server.limits.headerTimeoutMs,
+      this.#bodyDeadline,
+    );
+    const read = this.#conn.read(buf).catch(() => null);
+    this.#pendingRead = read;
     try {
-      const chunk = new Uint8Array(Math.min(max, BODY_READ_SIZE));
-      const n = await this.#conn.read(chunk);
-      return n === null ? null : chunk.subarray(0, n);
-    } catch {
-      return null;
+      return await new Promise<number | null>((resolve, reject) => {
+        this.#abortRead = reject;
+        read.then((n) => {
+          this.#pendingRead = undefined;
+          resolve(n);
+        });
+      });
     } finally {
+      this.#abortRead = undefined;
       this.#phase = BUSY;
       this.deadline = 0;
     }
@@ -690,14 +764,25 @@ class H1BodyReader implements BodyReader {
       this.#expectContinue = false;
       if (this.#conn.buffered === 0) await this.#conn.sendContinue();
     }
-    const chunk = this.#decoder
-      ? await this.#readChunked(this.#decoder)
-      : await this.#readLength();
-    return chunk;
+    try {
+      return this.#decoder
+        ? await this.#readChunked(this.#decoder)
+        : await this.#readLength();
+    } catch (error) {
+      // A body that failed midway (timeout, early end, bad chunk) leaves the
+      // connection at an unknown point: it closes after the response.
+      this.#cancelled = true;
+      throw error;
+    }
   }
 
   cancel(): void {
     this.#cancelled = true;
+  }
+
+  /** Whether the handler can read no more: the body ended or was given up. */
+  get done(): boolean {
+    return this.finished || this.#cancelled;
   }
 
   /** The chunked trailer section (RFC 9112 section 7.1.2), once read. */
@@ -761,7 +846,6 @@ class H1BodyReader implements BodyReader {
         data = this.#conn.decode(decoder);
       } catch (error) {
         if (error instanceof H1ParseError) {
-          this.#cancelled = true;
           throw new HttpError(400, error.message);
         }
         throw error;

@@ -22,6 +22,7 @@ import {
   FRAME_HEADER_SIZE,
   FrameType,
   type HeadersFrame,
+  isKnownFrameType,
   parsePayload,
   type PingFrame,
   type RstStreamFrame,
@@ -34,6 +35,7 @@ import { ReceiveWindow, SendWindow } from "./flow.ts";
 import { HeaderBlockAssembler } from "./header_block.ts";
 import { type RequestHead, validateRequest } from "./request_fields.ts";
 import { type QueuedStream, SendQueue } from "./send_queue.ts";
+import { WindowBudget } from "./window_budget.ts";
 import {
   applySetting,
   DEFAULT_WINDOW_SIZE,
@@ -56,8 +58,30 @@ import {
  * cancels streams far faster than any browser cancels navigations.
  */
 export const MAX_RESETS_PER_WINDOW = 200;
-/** The time window of {@linkcode MAX_RESETS_PER_WINDOW}. */
+/**
+ * The time window of {@linkcode MAX_RESETS_PER_WINDOW} and
+ * {@linkcode MAX_NOOP_FRAMES_PER_WINDOW}.
+ */
 export const RESET_WINDOW_MS = 10_000;
+/**
+ * Frames that do no work one peer may send within {@linkcode RESET_WINDOW_MS}
+ * before the connection is ended with ENHANCE_YOUR_CALM. Each costs a parse
+ * and a dispatch and produces nothing, so a peer looping them holds a core
+ * (CVE-2019-9512/9513/9518 class; nginx and Go cap them too). Browsers send
+ * a handful per page (PRIORITY, priority updates); floods send millions per
+ * second, so the cut comes within milliseconds.
+ */
+export const MAX_NOOP_FRAMES_PER_WINDOW = 1000;
+/**
+ * The largest WINDOW_UPDATE increment that counts as doing no work: the +1
+ * flood, and the "data dribble" of CVE-2019-9511 (a window opened a few
+ * bytes at a time, each costing a DATA frame). Clients batch their updates
+ * (half a window, or 4 KiB at least, in nghttp2, Go and browsers); a peer
+ * with a window under twice this counts only increments under half of it.
+ */
+const SMALL_WINDOW_INCREMENT = 1024;
+/** The floor of the small-increment rule, whatever the peer's window. */
+const TINY_WINDOW_INCREMENT = 16;
 /**
  * Control frames (SETTINGS ACK, PING ACK, RST_STREAM) we may have queued
  * and not yet written before the peer counts as flooding us: a peer that
@@ -98,6 +122,8 @@ export interface H2ConnectionOptions {
   maxContinuationFrames?: number;
   /** Overrides {@linkcode MAX_QUEUED_CONTROL_FRAMES}. */
   maxQueuedControlFrames?: number;
+  /** Overrides {@linkcode MAX_NOOP_FRAMES_PER_WINDOW}. */
+  maxNoopFramesPerWindow?: number;
 }
 
 /** What the connection tells its driver. */
@@ -205,11 +231,11 @@ const NOT_LATIN1 = /[\u0100-\uffff]/;
  *   maxFrameSize: 16384, maxHeaderListSize: 16384, headerTableSize: 4096,
  *   idleTimeoutMs: 1000, headerTimeoutMs: 1000,
  * }, { request() {}, data() {}, reset() {}, writable() {} }, 0);
- * conn.takeOutput(); // our SETTINGS
+ * conn.takeOutput(0); // our SETTINGS
  * const settings = [0, 0, 0, 4, 0, 0, 0, 0, 0];
  * const ping = [0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
  * conn.receive(Uint8Array.from([...CLIENT_PREFACE, ...settings, ...ping]), 0);
- * const out = conn.takeOutput()!;
+ * const out = conn.takeOutput(0)!;
  * assert.equal(out.length, 9 + 17); // SETTINGS ACK, PING ACK
  * assert.equal(out[9 + 4], 1); // ACK flag
  * ```
@@ -236,9 +262,13 @@ export class H2Connection {
   #pending: Uint8Array = EMPTY;
   #recentResets = new IdRing(RESET_MEMORY);
   #recentClosed = new IdRing(RESET_MEMORY);
-  #resetCount = 0;
-  #resetWindowStart = 0;
+  #resets: WindowBudget;
   #queuedControl = 0;
+  #noops: WindowBudget;
+  /** Whether the first SETTINGS arrived: later ones are counted. */
+  #peerSettingsSeen = false;
+  /** Whether response frames were queued since the peer's last PING. */
+  #sentSincePing = false;
   #idleSince: number;
   #startedAt: number;
   #now = 0;
@@ -259,6 +289,14 @@ export class H2Connection {
   ) {
     this.#options = options;
     this.#events = events;
+    this.#resets = new WindowBudget(
+      options.maxResetsPerWindow ?? MAX_RESETS_PER_WINDOW,
+      RESET_WINDOW_MS,
+    );
+    this.#noops = new WindowBudget(
+      options.maxNoopFramesPerWindow ?? MAX_NOOP_FRAMES_PER_WINDOW,
+      RESET_WINDOW_MS,
+    );
     this.#headerBlock = new HeaderBlockAssembler(
       options,
       (frame, fields) => this.#fieldBlock(frame, fields),
@@ -452,6 +490,7 @@ export class H2Connection {
     if (stream === undefined || !canSend(stream.state)) return;
     const block = this.#encoder.encode(fields);
     this.#writer.headers(streamId, block, endStream, this.#peer.maxFrameSize);
+    this.#sentSincePing = true;
     if (endStream) {
       stream.state = transition(stream.state, StreamEvent.SEND_HEADERS)!;
       this.#ended(stream);
@@ -472,6 +511,7 @@ export class H2Connection {
       return;
     }
     this.#sendQueue.enqueue(stream, chunk, endStream);
+    this.#sentSincePing = true;
   }
 
   /**
@@ -669,15 +709,31 @@ export class H2Connection {
    * Frames queued response content as the windows allow, then returns all
    * pending frames for one write.
    *
+   * @param now The current time in milliseconds: a stream that finds its
+   * window closed is dated from it (the zero-window timeout of `tick`).
    * @returns The bytes to write (valid until the next call), or `null`.
    */
-  takeOutput(): Uint8Array | null {
-    return this.#sendQueue.take(this.#peer.maxFrameSize, this.#now);
+  takeOutput(now: number): Uint8Array | null {
+    return this.#sendQueue.take(this.#peer.maxFrameSize, now);
   }
 
   /** Tells the connection a write completed: queued control frames left. */
   written(): void {
     this.#queuedControl = 0;
+  }
+
+  /**
+   * Ends every stream still open with RST_STREAM CANCEL, so the peer knows
+   * their responses will not complete (RFC 9113 8.7), and finishes the
+   * connection: write the output, then close. Each stream gets a `reset`
+   * event. For the server's stop deadline, after the GOAWAY of `shutdown`.
+   */
+  cancelStreams(): void {
+    if (this.#phase === Phase.CLOSING) return;
+    for (const stream of this.#streams.values()) {
+      this.#writer.rstStream(stream.id, ErrorCode.CANCEL);
+    }
+    this.closeAll();
   }
 
   /**
@@ -712,7 +768,7 @@ export class H2Connection {
         return this.#headerBlock.headers(frame, this.#now);
       case FrameType.PRIORITY:
         // RFC 9113 5.3.2: priority signals are parsed and ignored.
-        return;
+        return this.#noop();
       case FrameType.RST_STREAM:
         return this.#rstStream(frame);
       case FrameType.SETTINGS:
@@ -726,6 +782,7 @@ export class H2Connection {
       case FrameType.PING:
         return this.#ping(frame);
       case FrameType.GOAWAY:
+        if (this.#peerGoaway) return this.#noop();
         return this.#goaway();
       case FrameType.WINDOW_UPDATE:
         return this.#windowUpdate(frame);
@@ -733,7 +790,7 @@ export class H2Connection {
         return this.#headerBlock.continuation(frame);
       case UNKNOWN_FRAME_TYPE:
         // RFC 9113 5.5: unknown frame types are ignored.
-        return;
+        return this.#noop();
     }
   }
 
@@ -741,7 +798,7 @@ export class H2Connection {
   #checkIdle(streamId: number, type: number): void {
     if (
       streamId > this.#lastPeerStreamId && type !== FrameType.HEADERS &&
-      type !== FrameType.PRIORITY && type < 10
+      type !== FrameType.PRIORITY && isKnownFrameType(type)
     ) {
       throw new ConnectionError(
         ErrorCode.PROTOCOL_ERROR,
@@ -763,7 +820,10 @@ export class H2Connection {
     const stream = this.#streams.get(id);
     if (stream === undefined || !canReceive(stream.state)) {
       this.#consumeConnection(frame.flowLength);
-      if (stream === undefined && this.#recentResets.has(id)) return;
+      // Frames the peer sent before it saw our RST_STREAM: ignored, counted.
+      if (stream === undefined && this.#recentResets.has(id)) {
+        return this.#noop();
+      }
       // RFC 9113 5.1: DATA on a half-closed (remote) or closed stream.
       this.#resetStream(id, ErrorCode.STREAM_CLOSED, true);
       return;
@@ -798,6 +858,9 @@ export class H2Connection {
       this.#events.data(id, frame.data.slice(), frame.endStream);
     } else if (frame.endStream) {
       this.#events.data(id, null, true);
+    } else {
+      // Empty DATA without END_STREAM (padding at most): nothing delivered.
+      this.#noop();
     }
   }
 
@@ -862,11 +925,9 @@ export class H2Connection {
     if (fields === null) {
       // HPACK bomb: the list exceeded SETTINGS_MAX_HEADER_LIST_SIZE, but the
       // table is intact; answer 431 (RFC 9113 10.5.1) and go on.
+      // The answer ends the stream: `#ended` resets a request still open.
       this.#noteReset();
       this.respond(id, [":status", "431", "content-length", "0"], true);
-      if (this.#streams.has(id)) {
-        this.#resetStream(id, ErrorCode.NO_ERROR, false);
-      }
       return;
     }
     let head: RequestHead;
@@ -923,7 +984,7 @@ export class H2Connection {
     const id = frame.streamId;
     this.#checkIdle(id, FrameType.RST_STREAM);
     const stream = this.#streams.get(id);
-    if (stream === undefined) return;
+    if (stream === undefined) return this.#noop();
     this.#noteReset();
     this.#forget(stream);
     this.#events.reset(id, frame.code);
@@ -931,12 +992,15 @@ export class H2Connection {
 
   #settings(frame: SettingsFrame): void {
     if (frame.ack) {
-      if (!this.#settingsAcked) {
-        this.#settingsAcked = true;
-        this.#recvInitial = this.#options.streamWindowSize;
-      }
+      if (this.#settingsAcked) return this.#noop();
+      this.#settingsAcked = true;
+      this.#recvInitial = this.#options.streamWindowSize;
       return;
     }
+    // The first SETTINGS is the preface; later ones are rare (and each
+    // costs an ACK), so they count against the no-op budget.
+    if (this.#peerSettingsSeen) this.#noop();
+    this.#peerSettingsSeen = true;
     const previous = this.#peer.initialWindowSize;
     const s = frame.settings;
     for (let i = 0; i < s.length; i += 2) {
@@ -964,6 +1028,11 @@ export class H2Connection {
   }
 
   #ping(frame: PingFrame): void {
+    // We send no PING, so an ACK answers nothing. A PING is free when
+    // response frames went out since the last one: liveness and bandwidth
+    // probes (gRPC's BDP ping) follow data.
+    if (frame.ack || !this.#sentSincePing) this.#noop();
+    this.#sentSincePing = false;
     if (frame.ack) return;
     // RFC 9113 6.7: answer with the same payload and ACK.
     this.#writer.ping(true, frame.data);
@@ -978,6 +1047,7 @@ export class H2Connection {
 
   #windowUpdate(frame: WindowUpdateFrame): void {
     const id = frame.streamId;
+    if (frame.increment < this.#smallIncrement()) this.#noop();
     if (id === 0) {
       // Every waiting stream may go on.
       if (!this.#sendQueue.growWindow(frame.increment)) {
@@ -990,7 +1060,7 @@ export class H2Connection {
     }
     this.#checkIdle(id, FrameType.WINDOW_UPDATE);
     const stream = this.#streams.get(id);
-    if (stream === undefined) return;
+    if (stream === undefined) return this.#noop();
     if (!stream.send.grow(frame.increment)) {
       // RFC 9113 6.9.1: overflow of a stream window is a stream error.
       this.#resetStream(id, ErrorCode.FLOW_CONTROL_ERROR, true);
@@ -1043,17 +1113,28 @@ export class H2Connection {
 
   #noteReset(): void {
     // Rapid reset (CVE-2023-44487): count streams ended early per window.
-    if (this.#now - this.#resetWindowStart > RESET_WINDOW_MS) {
-      this.#resetWindowStart = this.#now;
-      this.#resetCount = 0;
-    }
-    if (
-      ++this.#resetCount >
-        (this.#options.maxResetsPerWindow ?? MAX_RESETS_PER_WINDOW)
-    ) {
+    if (!this.#resets.spend(this.#now)) {
       throw new ConnectionError(
         ErrorCode.ENHANCE_YOUR_CALM,
         "Cannot continue: too many streams reset",
+      );
+    }
+  }
+
+  /** The increment under which a WINDOW_UPDATE counts as doing no work. */
+  #smallIncrement(): number {
+    return Math.min(
+      SMALL_WINDOW_INCREMENT,
+      Math.max(TINY_WINDOW_INCREMENT, this.#peer.initialWindowSize >>> 1),
+    );
+  }
+
+  /** A frame that did no work: counted per window (see `MAX_NOOP_FRAMES_PER_WINDOW`). */
+  #noop(): void {
+    if (!this.#noops.spend(this.#now)) {
+      throw new ConnectionError(
+        ErrorCode.ENHANCE_YOUR_CALM,
+        "Cannot continue: too many frames that do no work",
       );
     }
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { concat } from "../../../tests/support/bytes.ts";
+import { frame } from "../../../tests/support/h2_frames.ts";
 import { HpackDecoder } from "../hpack/decoder.ts";
 import { HpackEncoder } from "../hpack/encoder.ts";
 import {
@@ -97,7 +98,7 @@ class Harness implements H2ConnectionEvents {
   /** Frames the connection wrote since the last call. */
   out(): Frame[] {
     const frames: Frame[] = [];
-    let bytes = this.conn.takeOutput()?.slice() ?? new Uint8Array(0);
+    let bytes = this.conn.takeOutput(this.now)?.slice() ?? new Uint8Array(0);
     while (bytes.length > 0) {
       const d = decodeFrame(bytes, 1 << 24)!;
       frames.push(d.frame);
@@ -118,7 +119,7 @@ function of<T extends Frame["type"]>(frames: Frame[], type: T): FrameOf<T>[] {
 
 Deno.test("H2Connection queues SETTINGS as its preface", () => {
   const conn = new H2Connection(OPTIONS, new Harness(), 0);
-  const first = decodeFrame(conn.takeOutput()!, 16384)!.frame;
+  const first = decodeFrame(conn.takeOutput(0)!, 16384)!.frame;
   assert.equal(first.type, FrameType.SETTINGS);
 });
 
@@ -272,7 +273,7 @@ Deno.test("tick() resets a stream stalled on a zero window", () => {
 
 Deno.test("tick() ends a connection whose SETTINGS are not acknowledged", () => {
   const conn = new H2Connection(OPTIONS, new Harness(), 0);
-  conn.takeOutput();
+  conn.takeOutput(0);
   conn.receive(CLIENT_PREFACE, 0);
   const w = new FrameWriter();
   w.settings([]);
@@ -385,4 +386,141 @@ Deno.test("H2Connection refuses trailers HPACK cannot carry before queueing them
   const last = h.out().at(-1) as HeadersFrame;
   assert.equal(last.endStream, true);
   assert.deepEqual(h.fields.get(last), ["x-name", "ok"]);
+});
+
+/** A frame that does no work, given the index of the frame in the flood. */
+type NoopFrame = (h: Harness, i: number) => void;
+
+const NOOP_FRAMES: [string, (h: Harness) => void, NoopFrame][] = [
+  [
+    "empty DATA without END_STREAM",
+    (h) => h.get(1, false),
+    (h) => h.send((w) => w.data(1, new Uint8Array(0), false)),
+  ],
+  [
+    "PRIORITY on idle streams",
+    () => {},
+    (h, i) => h.conn.receive(frame(2, 0, 101 + 2 * i, [0, 0, 0, 0, 15]), h.now),
+  ],
+  [
+    "WINDOW_UPDATE +1 on the connection",
+    () => {},
+    (h) => h.send((w) => w.windowUpdate(0, 1)),
+  ],
+  [
+    "unknown frame types",
+    () => {},
+    (h, i) => h.conn.receive(frame(0x20 + (i % 8), 0, 0, [1, 2, 3, 4]), h.now),
+  ],
+  ["SETTINGS after the first", () => {}, (h) => {
+    h.send((w) => w.settings([]));
+    h.out();
+  }],
+  [
+    "SETTINGS ACK with nothing to acknowledge",
+    () => {},
+    (h) => h.send((w) => w.settingsAck()),
+  ],
+  ["PING with no response traffic", () => {}, (h) => {
+    h.send((w) => w.ping(false, new Uint8Array(8)));
+    h.out();
+  }],
+  [
+    "PING ACK (we send no PING)",
+    () => {},
+    (h) => h.send((w) => w.ping(true, new Uint8Array(8))),
+  ],
+  ["RST_STREAM on a closed stream", (h) => {
+    h.get(1);
+    h.conn.respond(1, [":status", "204"], true);
+    h.out();
+  }, (h) => h.send((w) => w.rstStream(1, ErrorCode.CANCEL))],
+  ["WINDOW_UPDATE on a closed stream", (h) => {
+    h.get(1);
+    h.conn.respond(1, [":status", "204"], true);
+    h.out();
+  }, (h) => h.send((w) => w.windowUpdate(1, 65535))],
+  ["DATA on a stream we reset", (h) => {
+    h.get(1, false);
+    h.conn.reset(1, ErrorCode.CANCEL);
+    h.out();
+  }, (h) => h.send((w) => w.data(1, Uint8Array.of(1), false))],
+];
+
+for (const [name, setup, noop] of NOOP_FRAMES) {
+  Deno.test(`H2Connection ends a flood of ${name} with ENHANCE_YOUR_CALM`, () => {
+    const h = new Harness({ maxNoopFramesPerWindow: 20 });
+    setup(h);
+    for (let i = 0; i < 20; i++) noop(h, i);
+    assert.equal(h.conn.finished, false, "the budget itself is allowed");
+    noop(h, 20);
+    assert.equal(h.conn.error?.code, ErrorCode.ENHANCE_YOUR_CALM);
+    assert.equal(h.conn.finished, true);
+  });
+}
+
+Deno.test("H2Connection counts no-op frames per window of time", () => {
+  const h = new Harness({ maxNoopFramesPerWindow: 20 });
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 20; i++) h.send((w) => w.windowUpdate(0, 1));
+    h.now += 10_001;
+  }
+  assert.equal(h.conn.finished, false);
+});
+
+Deno.test("H2Connection does not count frames that do work", () => {
+  const h = new Harness({ maxNoopFramesPerWindow: 5 });
+  for (let id = 1; id < 60; id += 2) {
+    h.get(id, false);
+    // Request content, a useful window update, a PING after response
+    // traffic: none is counted.
+    h.send((w) => w.data(id, Uint8Array.of(1, 2, 3), true));
+    h.conn.respond(id, [":status", "200"], false);
+    h.conn.send(id, Uint8Array.of(1), true);
+    h.send((w) => w.windowUpdate(0, 4096));
+    h.send((w) => w.ping(false, new Uint8Array(8)));
+    h.out();
+  }
+  assert.equal(h.conn.finished, false);
+  assert.equal(h.requests.length, 30);
+});
+
+Deno.test("H2Connection scales the small-increment rule to a peer's tiny window", () => {
+  // INITIAL_WINDOW_SIZE 64: increments of half of it are normal.
+  const h = new Harness({ maxNoopFramesPerWindow: 5 }, [4, 64]);
+  for (let i = 0; i < 50; i++) h.send((w) => w.windowUpdate(0, 32));
+  assert.equal(h.conn.finished, false);
+  for (let i = 0; i < 6; i++) h.send((w) => w.windowUpdate(0, 31));
+  assert.equal(h.conn.finished, true);
+});
+
+Deno.test("tick() dates a zero-window stall from when the data found the window closed", () => {
+  const h = new Harness({ idleTimeoutMs: 10_000 }, [4, 0]);
+  h.get(1);
+  h.out();
+  // The response is queued long after the last frame was received.
+  h.now = 300;
+  h.conn.respond(1, [":status", "200"], false);
+  h.conn.send(1, new Uint8Array(10), true);
+  h.out();
+  h.conn.tick(600); // 600 ms after the last receive, 300 ms stalled
+  assert.equal(h.resets.length, 0);
+  h.conn.tick(801);
+  assert.deepEqual(h.resets, [[1, ErrorCode.CANCEL]]);
+});
+
+Deno.test("cancelStreams() resets every open stream with CANCEL and finishes", () => {
+  const h = new Harness();
+  h.get(1, false);
+  h.get(3);
+  h.conn.shutdown();
+  assert.equal(of(h.out(), FrameType.GOAWAY).length, 1);
+  h.conn.cancelStreams();
+  const rst = of(h.out(), FrameType.RST_STREAM);
+  assert.deepEqual(rst.map((f) => [f.streamId, f.code]), [
+    [1, ErrorCode.CANCEL],
+    [3, ErrorCode.CANCEL],
+  ]);
+  assert.deepEqual(h.resets, [[1, ErrorCode.CANCEL], [3, ErrorCode.CANCEL]]);
+  assert.equal(h.conn.finished, true);
 });

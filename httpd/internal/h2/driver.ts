@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import type { Body } from "../../body.ts";
+import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest, type Request } from "../../request.ts";
 import { Response } from "../../response.ts";
@@ -22,6 +24,7 @@ import {
   HANDLER_LENGTH,
 } from "../content_length.ts";
 import { httpDate } from "../date.ts";
+import { ChunkQueue } from "../chunk_queue.ts";
 import { dispatch } from "../dispatch.ts";
 import { announcedTrailers, trailerFields } from "../trailers.ts";
 import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
@@ -62,7 +65,23 @@ const MAX_TICK_MS = 1000;
  */
 const HANDLER_FACTOR = 2;
 
+/**
+ * Processing time after which a connection whose reads keep finding the
+ * socket full yields the event loop a turn: short enough that other clients
+ * are served within milliseconds, long enough that the turn costs a busy
+ * upload nothing measurable.
+ */
+const BUSY_SLICE_MS = 2;
+
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Resolves in a later turn of the event loop, after pending I/O: an
+ * immediate, not a timer, which would add a millisecond or more.
+ */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Math.floor(value)));
@@ -72,12 +91,17 @@ function clamp(value: number, min: number, max: number): number {
 export const serveH2: ConnectionDriver = (conn, initial, server, info) =>
   new H2Driver(conn, initial, server, info).served;
 
-/** A request body fed by DATA frames and read by the handler. */
+/**
+ * A request body fed by DATA frames and read by the handler. Content the
+ * handler has not read yet waits in a {@linkcode ChunkQueue}, so a body sent
+ * as 1-byte frames costs its bytes (the window bounds them), not an array
+ * per frame.
+ */
 class StreamBody implements BodyReader {
   readonly length: number | undefined;
   #driver: H2Driver;
   #id: number;
-  #chunks: Uint8Array[] = [];
+  #queue = new ChunkQueue();
   #ended = false;
   #error: Error | undefined;
   #cancelled = false;
@@ -92,9 +116,14 @@ class StreamBody implements BodyReader {
     this.length = length;
   }
 
+  /** Whether the request's content is complete (or will never be read). */
+  get done(): boolean {
+    return this.#ended || this.#cancelled || this.#error !== undefined;
+  }
+
   /** The request's trailers, once its content has all been read. */
   get trailers(): HttpHeaders | undefined {
-    if (!this.#ended || this.#chunks.length > 0 || this.#error) {
+    if (!this.#ended || this.#queue.length > 0 || this.#error) {
       return undefined;
     }
     if (this.#trailers === undefined) {
@@ -113,7 +142,7 @@ class StreamBody implements BodyReader {
   push(chunk: Uint8Array | null, end: boolean, trailers?: string[]): void {
     if (end) this.#ended = true;
     if (trailers !== undefined) this.#trailerFields = trailers;
-    if (chunk !== null && this.#cancelled) {
+    if (chunk !== null && (this.#cancelled || this.#error !== undefined)) {
       this.#driver.consume(this.#id, chunk.length);
       return;
     }
@@ -124,20 +153,24 @@ class StreamBody implements BodyReader {
       waiter(chunk);
       return;
     }
-    if (chunk !== null) this.#chunks.push(chunk);
+    if (chunk !== null) this.#queue.push(chunk);
   }
 
-  abort(code: number): void {
-    if (this.#ended && this.#chunks.length === 0) return;
-    this.#error = new Error(`Cannot read request body: stream reset (${code})`);
-    this.#chunks = [];
+  /**
+   * Ends reading with an error: the stream was reset, or the body deadline
+   * passed. A pending read rejects; content not read yet is dropped.
+   */
+  abort(error: Error): void {
+    if (this.#ended && this.#queue.length === 0) return;
+    this.#error = error;
+    this.#queue.clear();
     const fail = this.#fail;
     this.#waiter = this.#fail = undefined;
     fail?.(this.#error);
   }
 
   read(): Promise<Uint8Array | null> {
-    const chunk = this.#chunks.shift();
+    const chunk = this.#queue.shift();
     if (chunk !== undefined) {
       this.#driver.consume(this.#id, chunk.length);
       return Promise.resolve(chunk);
@@ -153,9 +186,7 @@ class StreamBody implements BodyReader {
   cancel(): void {
     if (this.#cancelled) return;
     this.#cancelled = true;
-    let n = 0;
-    for (const chunk of this.#chunks) n += chunk.length;
-    this.#chunks = [];
+    const n = this.#queue.clear();
     if (n > 0) this.#driver.consume(this.#id, n);
     const waiter = this.#waiter;
     this.#waiter = this.#fail = undefined;
@@ -166,6 +197,10 @@ class StreamBody implements BodyReader {
 /** What the driver keeps per stream while its handler runs. */
 interface StreamContext {
   body: StreamBody | null;
+  /** When the request body must be complete (`bodyTimeoutMs`). */
+  bodyDeadline: number;
+  /** The streamed response body being sent, cancelled if the stream ends. */
+  sending: Body | undefined;
   writable: (() => void) | undefined;
   reset: boolean;
   /** An extended CONNECT for a WebSocket (RFC 8441). */
@@ -223,6 +258,10 @@ class H2Driver implements H2ConnectionEvents {
         headerTableSize: limits.h2HeaderTableSize,
         idleTimeoutMs: limits.keepAliveTimeoutMs,
         headerTimeoutMs: limits.headerTimeoutMs,
+        maxResetsPerWindow: limits.h2MaxResetsPerWindow,
+        maxContinuationFrames: limits.h2MaxContinuationFrames,
+        maxQueuedControlFrames: limits.h2MaxQueuedControlFrames,
+        maxNoopFramesPerWindow: limits.h2MaxNoopFramesPerWindow,
       },
       this,
       Date.now(),
@@ -244,7 +283,7 @@ class H2Driver implements H2ConnectionEvents {
         }
         this.#flush();
       },
-      close: () => this.#close(),
+      close: () => this.#cancelAndClose(),
       closed,
     };
     this.#timer = setTimeout(this.#tick, this.#tickMs);
@@ -258,12 +297,22 @@ class H2Driver implements H2ConnectionEvents {
   async #readLoop(): Promise<void> {
     const buf = new Uint8Array(READ_BUFFER_SIZE);
     const h2 = this.#h2;
+    // Time spent on reads that found the socket full: the peer is ahead of
+    // us. Past BUSY_SLICE_MS of it, the event loop gets a turn, so other
+    // connections, timers and accepts are served while one peer floods.
+    let busy = 0;
     try {
       while (!this.#closed && !h2.finished) {
         const n = await this.#socket.read(buf);
         if (n === null) break;
+        const start = performance.now();
         h2.receive(buf.subarray(0, n), Date.now());
         this.#flush();
+        if (n < buf.length >> 1) busy = 0;
+        else if ((busy += performance.now() - start) > BUSY_SLICE_MS) {
+          busy = 0;
+          await yieldTurn();
+        }
       }
     } catch {
       // Reset by the peer or closed by us.
@@ -304,6 +353,14 @@ class H2Driver implements H2ConnectionEvents {
       return;
     }
     this.#h2.tick(now);
+    for (const ctx of this.#streams.values()) {
+      // The whole body must arrive by its deadline (nginx-like minimum
+      // rate): the handler gets a 408 to answer, and the answer ends the
+      // request stream (RST_STREAM NO_ERROR after it, RFC 9113 8.1).
+      if (ctx.body !== null && !ctx.body.done && now >= ctx.bodyDeadline) {
+        ctx.body.abort(new HttpError(408, "Request body timed out"));
+      }
+    }
     this.#flush();
     if (!this.#closed) this.#timer = setTimeout(this.#tick, this.#tickMs);
   };
@@ -320,7 +377,8 @@ class H2Driver implements H2ConnectionEvents {
 
   #flush(): void {
     if (this.#writing || this.#closed) return;
-    const bytes = this.#h2.takeOutput();
+    const now = Date.now();
+    const bytes = this.#h2.takeOutput(now);
     if (bytes === null) {
       const drained = this.#drained;
       if (drained.length > 0) {
@@ -331,7 +389,7 @@ class H2Driver implements H2ConnectionEvents {
       return;
     }
     this.#writing = true;
-    this.#writeStart = Date.now();
+    this.#writeStart = now;
     this.#write(bytes).then(
       () => {
         this.#writing = false;
@@ -350,6 +408,18 @@ class H2Driver implements H2ConnectionEvents {
     while (at < bytes.length) {
       at += await this.#socket.write(at === 0 ? bytes : bytes.subarray(at));
     }
+  }
+
+  /**
+   * The stop deadline passed: streams still open get RST_STREAM CANCEL
+   * (after the GOAWAY of the graceful stop) so the peer knows their
+   * responses will not complete, then the socket closes. A peer that does
+   * not read gets {@linkcode FINAL_FLUSH_MS}.
+   */
+  #cancelAndClose(): void {
+    if (this.#closed) return;
+    this.#h2.cancelStreams();
+    void this.#finish();
   }
 
   #close(): void {
@@ -395,7 +465,15 @@ class H2Driver implements H2ConnectionEvents {
     const body = endStream || websocket
       ? null
       : new StreamBody(this, id, head.contentLength);
-    const ctx: StreamContext = { body, writable: undefined, reset: false };
+    const ctx: StreamContext = {
+      body,
+      bodyDeadline: body === null
+        ? 0
+        : Date.now() + server.limits.bodyTimeoutMs,
+      sending: undefined,
+      writable: undefined,
+      reset: false,
+    };
     if (websocket) {
       ctx.tunnel = new WebSocketTunnel();
       this.#h2.markTunnel(id);
@@ -438,7 +516,13 @@ class H2Driver implements H2ConnectionEvents {
     const ctx = this.#streams.get(id);
     if (ctx === undefined) return;
     ctx.reset = true;
-    ctx.body?.abort(code);
+    // As on HTTP/1.1 when the peer goes away mid-body: the client's
+    // mistake, not a handler failure to report.
+    ctx.body?.abort(
+      new HttpError(400, `Request body ended early: stream reset (${code})`),
+    );
+    // A response source waiting for data would never notice: cancel it.
+    void ctx.sending?.cancel();
     const tunnel = ctx.tunnel;
     if (tunnel !== undefined) {
       this.#streams.delete(id);
@@ -607,6 +691,7 @@ class H2Driver implements H2ConnectionEvents {
     trailers: HttpHeaders | undefined,
   ): Promise<void> {
     const h2 = this.#h2;
+    ctx.sending = body;
     try {
       for await (const chunk of body.chunks()) {
         if (ctx.reset || this.#closed) break;

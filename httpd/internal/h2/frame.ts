@@ -470,6 +470,26 @@ const PARSERS: readonly Parser[] = [
 ];
 
 /**
+ * Whether a wire type is one RFC 9113 defines; frames of other types are
+ * ignored (section 5.5).
+ *
+ * @param type The type byte of a frame header.
+ * @returns `true` for DATA through CONTINUATION.
+ *
+ * @example Known and unknown types
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FrameType, isKnownFrameType } from "./frame.ts";
+ *
+ * assert.equal(isKnownFrameType(FrameType.CONTINUATION), true);
+ * assert.equal(isKnownFrameType(0x10), false);
+ * ```
+ */
+export function isKnownFrameType(type: number): boolean {
+  return PARSERS[type] !== undefined;
+}
+
+/**
  * Parses one frame's payload by its type.
  *
  * @param header The frame header.

@@ -12,7 +12,7 @@ import {
   FormPart,
 } from "../../form_data.ts";
 import { HttpHeaders } from "../../headers.ts";
-import { joinChunks } from "../join_chunks.ts";
+import { ChunkQueue } from "../chunk_queue.ts";
 import type { BodyReader } from "../../request.ts";
 import { formEncoding } from "./content_type.ts";
 import { MultipartReader } from "./reader.ts";
@@ -95,13 +95,16 @@ export async function readFormData(
       }
       form.append(head.name, text + decoder.decode());
     } else {
-      const chunks: Uint8Array<ArrayBuffer>[] = [];
+      // Merged as they come: an upload trickled a byte at a time costs its
+      // bytes, not an array per byte.
+      const chunks = new ChunkQueue();
       for (let c = await reader.read(index); c; c = await reader.read(index)) {
-        chunks.push(c as Uint8Array<ArrayBuffer>);
+        chunks.push(c);
       }
+      const content = chunks.take() as Uint8Array<ArrayBuffer>;
       form.append(
         head.name,
-        new File(chunks, head.filename, { type: head.contentType ?? "" }),
+        new File([content], head.filename, { type: head.contentType ?? "" }),
       );
     }
   }
@@ -174,17 +177,15 @@ async function readAll(source: BodyReader, limit: number): Promise<Uint8Array> {
     source.cancel();
     throw bodyTooLarge(limit);
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  const chunks = new ChunkQueue();
   for (let c = await source.read(); c !== null; c = await source.read()) {
-    total += c.length;
-    if (total > limit) {
+    if (chunks.length + c.length > limit) {
       source.cancel();
       throw bodyTooLarge(limit);
     }
     chunks.push(c);
   }
-  return joinChunks(chunks, total);
+  return chunks.take();
 }
 
 /** WHATWG URL standard `application/x-www-form-urlencoded` parsing. */
