@@ -8,6 +8,7 @@ const encoder = new TextEncoder();
 const NON_ASCII = /[\u0080-\uffff]/;
 
 let readText: (body: Body) => string | undefined;
+let takeChunks: (body: Body) => AsyncGenerator<Uint8Array, void, undefined>;
 
 /**
  * Returns the text of an in-memory ASCII text body whose bytes were not
@@ -21,7 +22,24 @@ export function pendingText(body: Body): string | undefined {
   return readText(body);
 }
 
-import { readFileRange } from "./internal/file_range.ts";
+/**
+ * Reads a body for sending, as a driver that is done with each chunk
+ * before it asks for the next (it wrote or copied it). A file body's chunks
+ * are then views of one pooled buffer, reused for every chunk and returned
+ * to the pool when the reading ends, so a download holds one chunk of
+ * memory and allocates none. Other bodies read as with `chunks()`. Internal
+ * to the package.
+ *
+ * @param body The body.
+ * @returns The chunks, each valid until the next is asked for.
+ */
+export function sendingChunks(
+  body: Body,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  return takeChunks(body);
+}
+
+import { fileChunkBuffers, readFileRange } from "./internal/file_range.ts";
 
 export { FILE_CHUNK_SIZE } from "./internal/file_range.ts";
 
@@ -74,6 +92,8 @@ export class Body {
 
   static {
     readText = (body) => body.#text;
+    takeChunks = (body) =>
+      body.#kind === "file" ? body.#sendFile() : body.chunks();
   }
 
   private constructor(kind: BodyKind) {
@@ -374,10 +394,23 @@ export class Body {
     }
   }
 
-  async *#readFile(): AsyncGenerator<Uint8Array, void, undefined> {
+  async *#sendFile(): AsyncGenerator<Uint8Array, void, undefined> {
+    this.#take();
+    const scratch = fileChunkBuffers.acquire();
+    try {
+      yield* this.#readFile(scratch);
+    } finally {
+      // Every read into it has settled: the generator awaited each one.
+      fileChunkBuffers.release(scratch);
+    }
+  }
+
+  async *#readFile(
+    scratch?: Uint8Array,
+  ): AsyncGenerator<Uint8Array, void, undefined> {
     const file = this.#file!;
     try {
-      yield* readFileRange(file, this.#offset, this.#length!);
+      yield* readFileRange(file, this.#offset, this.#length!, scratch);
     } finally {
       if (this.#closeFile && this.#file) {
         this.#file = undefined;

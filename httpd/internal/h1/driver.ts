@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type Body, pendingText } from "../../body.ts";
+import { type Body, pendingText, sendingChunks } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest } from "../../request.ts";
@@ -491,7 +491,7 @@ class H1Connection implements ServedConnection {
     const expected = body.contentLength;
     this.#watchPeer(body);
     try {
-      for await (const chunk of body.chunks()) {
+      for await (const chunk of sendingChunks(body)) {
         if (chunk.byteLength === 0) continue;
         sent += chunk.byteLength;
         if (expected !== undefined && sent > expected) {
