@@ -10,7 +10,10 @@
  * to core 1, when `taskset` exists. nginx gets a generated configuration in
  * a temporary directory: one worker, `daemon off`, `sendfile on`,
  * `open_file_cache`, no access log. Cases: a 1 KiB file, a 100 KiB file, a
- * 304 revalidation of the 1 KiB file and a 10 MiB download.
+ * 304 revalidation of the 1 KiB file, a 10 MiB download by 4 clients and by
+ * 16. Beside requests per second, each row gives the CPU time (user and
+ * system, from `/proc`) each server spent per request: on a shared machine
+ * it moves less than throughput does.
  *
  * @module
  */
@@ -36,6 +39,7 @@ const ALL_CASES: Case[] = [
   { name: "100 KiB file", path: "/100k.bin" },
   { name: "304 revalidation", path: "/1k.txt", revalidate: true },
   { name: "10 MiB download", path: "/10m.bin", connections: 4 },
+  { name: "10 MiB download, 16 clients", path: "/10m.bin", connections: 16 },
   // The server's floor: the same 1 KiB from a plain handler, no file logic.
   // The gap between this row and the first is the static handler's cost.
   { name: "floor: 1 KiB Response.text", path: "/1k.txt", oursPath: FLOOR_PATH },
@@ -85,10 +89,41 @@ async function waitFor(url: string): Promise<void> {
   throw new Error(`Cannot reach "${url}"`);
 }
 
+/** USER_HZ: the unit of CPU times in `/proc/<pid>/stat` on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user and system, ms) a process and its children (nginx's
+ * worker) have used so far, from `/proc`; NaN where there is none.
+ */
+function cpuMs(pid: number): number {
+  try {
+    let children: number[] = [];
+    try {
+      children = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`)
+        .trim().split(" ").filter(Boolean).map(Number);
+    } catch {
+      // No children list: count the process alone.
+    }
+    let ticks = 0;
+    for (const p of [pid, ...children]) {
+      const stat = Deno.readTextFileSync(`/proc/${p}/stat`);
+      // Fields after "(comm) ": state is the 3rd, utime the 14th, stime the 15th.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 1000 / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
 async function wrk(
   url: string,
   options: { duration: number; connections: number; headers: string[] },
-): Promise<{ rps: number; transfer: string; status: string }> {
+): Promise<
+  { rps: number; requests: number; transfer: string; status: string }
+> {
   const args = [
     "-t1",
     `-c${options.connections}`,
@@ -107,13 +142,14 @@ async function wrk(
     .output();
   const text = new TextDecoder().decode(out.stdout);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
   const transfer = /Transfer\/sec:\s+(\S+)/.exec(text)?.[1] ?? "?";
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1];
   const errors = /Socket errors: (.*)/.exec(text)?.[1];
   const status =
     [non2xx ? `non-2xx/3xx ${non2xx}` : "", errors ? `errors ${errors}` : ""]
       .filter(Boolean).join("; ") || "ok";
-  return { rps, transfer, status };
+  return { rps, requests, transfer, status };
 }
 
 async function makeFiles(dir: string): Promise<void> {
@@ -235,8 +271,16 @@ async function main(): Promise<void> {
       }).spawn(),
     );
     const servers = [
-      { name: "httpd", base: `http://127.0.0.1:${oursPort}` },
-      { name: "nginx", base: `http://127.0.0.1:${nginxPort}` },
+      {
+        name: "httpd",
+        base: `http://127.0.0.1:${oursPort}`,
+        pid: children[0]!.pid,
+      },
+      {
+        name: "nginx",
+        base: `http://127.0.0.1:${nginxPort}`,
+        pid: children[1]!.pid,
+      },
     ];
     for (const s of servers) await waitFor(s.base + "/1k.txt");
 
@@ -249,14 +293,17 @@ async function main(): Promise<void> {
         (hasTaskset ? ", servers on core 0, wrk on core 1" : ", not pinned"),
     );
     rows.push(
-      "| case | httpd req/s | nginx req/s | httpd/nginx | httpd transfer | notes |",
+      "| case | httpd req/s | nginx req/s | httpd/nginx | httpd transfer | " +
+        "httpd CPU/req | nginx CPU/req | notes |",
     );
-    rows.push("|---|---:|---:|---:|---:|---|");
+    rows.push("|---|---:|---:|---:|---:|---:|---:|---|");
     for (const c of CASES) {
       // Alternate the servers for `rounds` rounds and keep each one's best
       // run: the cores are shared, and the best run is the least disturbed.
       const n = c.connections ?? connections;
       const results: Awaited<ReturnType<typeof wrk>>[] = [];
+      // Each server's least CPU time per request over the rounds.
+      const cpuPerRequest = [Infinity, Infinity];
       const headers: string[][] = [];
       for (const s of servers) {
         const h: string[] = [];
@@ -272,11 +319,16 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         for (let i = 0; i < servers.length; i++) {
           const path = i === 0 ? c.oursPath ?? c.path : c.path;
+          const before = cpuMs(servers[i]!.pid);
           const run = await wrk(servers[i]!.base + path, {
             duration,
             connections: n,
             headers: headers[i]!,
           });
+          cpuPerRequest[i] = Math.min(
+            cpuPerRequest[i]!,
+            (cpuMs(servers[i]!.pid) - before) / run.requests,
+          );
           if (results[i] === undefined || run.rps > results[i]!.rps) {
             results[i] = run;
           }
@@ -290,9 +342,11 @@ async function main(): Promise<void> {
         .filter(Boolean).join("; ");
       rows.push(
         `| ${c.name} | ${ours.rps.toFixed(0)} | ${theirs.rps.toFixed(0)} | ` +
-          `${
-            (ours.rps / theirs.rps).toFixed(2)
-          }x | ${ours.transfer} | ${notes} |`,
+          `${(ours.rps / theirs.rps).toFixed(2)}x | ${ours.transfer} | ` +
+          `${perRequest(cpuPerRequest[0]!)} | ${
+            perRequest(cpuPerRequest[1]!)
+          } | ` +
+          `${notes} |`,
       );
     }
     Deno.stdout.writeSync(new TextEncoder().encode(rows.join("\n") + "\n"));
@@ -307,6 +361,12 @@ async function main(): Promise<void> {
     }
     await Deno.remove(tmp, { recursive: true });
   }
+}
+
+/** A CPU time per request for the table, in the unit that suits it. */
+function perRequest(ms: number): string {
+  if (!Number.isFinite(ms)) return "?";
+  return ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(0)} µs`;
 }
 
 if (import.meta.main) await main();
