@@ -303,7 +303,8 @@ export class Server implements AsyncDisposable {
    * With `reusePort` (which needs Deno's `--unstable-net`), a listener with
    * the new certificate opens on the same port before the old one closes,
    * so no connection is refused; only one that the kernel queued on the
-   * old listener in the instant it closes may be reset. Without it, the old
+   * old listener in the instant it closes may be reset (Linux hands those
+   * to the new listener when `net.ipv4.tcp_migrate_req` is 1). Without it, the old
    * listener closes first and the port is bound again at once: for that
    * moment, well under a millisecond, new connections are refused. Either
    * way, a pair that does not load is refused before anything changes.
