@@ -304,10 +304,11 @@ export class Server implements AsyncDisposable {
    * the new certificate opens on the same port before the old one closes,
    * so no connection is refused; only one that the kernel queued on the
    * old listener in the instant it closes may be reset (Linux hands those
-   * to the new listener when `net.ipv4.tcp_migrate_req` is 1). Without it, the old
-   * listener closes first and the port is bound again at once: for that
-   * moment, well under a millisecond, new connections are refused. Either
-   * way, a pair that does not load is refused before anything changes.
+   * to the new listener when `net.ipv4.tcp_migrate_req` is 1). Without
+   * `reusePort`, the old listener closes first and the port is bound again
+   * at once: for that moment, well under a millisecond, new connections
+   * are refused. Either way, a pair that does not load is refused before
+   * anything changes.
    *
    * @param tls The new PEM certificate chain and key.
    * @returns A promise that settles once new connections get the new
