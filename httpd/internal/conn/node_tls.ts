@@ -121,9 +121,13 @@ export class NodeTlsListener implements Listener {
       (socket) => this.#connection(socket),
     );
     this.#server = server;
+    let listening = false;
     this.bound = new Promise((resolve, reject) => {
       server.on("error", (error) => {
-        if (this.#closed) return;
+        // Once listening, an accept that failed (too many open files) is
+        // passed over and the server goes on, as the default accept loop
+        // does.
+        if (listening || this.#closed) return;
         this.#closed = true;
         reject(listenError(error));
       });
@@ -132,6 +136,7 @@ export class NodeTlsListener implements Listener {
         port: options.port,
         reusePort: options.reusePort,
       }, () => {
+        listening = true;
         const address = server.address() as net.AddressInfo;
         this.#addr = {
           transport: "tcp",
@@ -237,6 +242,8 @@ export class NodeTlsConn implements TlsConn {
   #raw: net.Socket;
   #setup: TlsSetup;
   #tls: tls.TLSSocket | undefined;
+  /** The TLS handshake is complete. */
+  #secured = false;
   #handshake: Promise<{ alpnProtocol: string | null }> | undefined;
   /** Received bytes not read yet, in order. */
   #queue: Uint8Array[] = [];
@@ -390,7 +397,9 @@ export class NodeTlsConn implements TlsConn {
     this.#queued = 0;
     this.#settleRead(null);
     const socket = this.#tls;
-    if (socket === undefined || socket.destroyed) {
+    if (socket === undefined || !this.#secured || socket.destroyed) {
+      // Nothing written yet that would need flushing.
+      socket?.destroy();
       this.#raw.destroy();
       return;
     }
@@ -431,6 +440,7 @@ export class NodeTlsConn implements TlsConn {
     socket.on("end", () => this.#end());
     socket.on("close", () => this.#end());
     socket.once("secure", () => {
+      this.#secured = true;
       socket.off("error", failed);
       socket.off("close", failed);
       socket.on("data", (chunk: Uint8Array) => this.#push(chunk));
