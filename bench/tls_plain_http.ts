@@ -21,6 +21,7 @@
 import { parseArgs } from "node:util";
 import { Response, Server } from "@org/httpd";
 import {
+  h2load,
   have,
   machine,
   pin,
@@ -28,6 +29,7 @@ import {
   type Started,
   startServer,
   table,
+  wrk,
 } from "./support.ts";
 import { writeTestCertificate } from "../tests/support/tls_cert.ts";
 
@@ -57,17 +59,6 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** Runs a load generator on CPU 1; returns its output. */
-async function load(cmd: string[]): Promise<string> {
-  const args = [...(await pin(1)), ...cmd];
-  const out = await new Deno.Command(args[0]!, {
-    args: args.slice(1),
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  return new TextDecoder().decode(out.stdout);
-}
-
 interface Run {
   rps: number;
   /** Server CPU time per request, µs. */
@@ -76,47 +67,27 @@ interface Run {
 
 async function wrkRun(port: number, pid: number): Promise<Run> {
   const before = cpuSeconds(pid);
-  const text = await load([
-    "wrk",
-    "-t1",
-    `-c${values.connections}`,
-    `-d${values.seconds}s`,
-    `https://127.0.0.1:${port}/`,
-  ]);
+  const result = await wrk(`https://127.0.0.1:${port}/`, {
+    connections: Number(values.connections),
+    seconds: Number(values.seconds),
+  });
   const cpu = cpuSeconds(pid) - before;
-  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
-  if (requests === 0 || /Non-2xx/.test(text)) {
-    throw new Error(`wrk failed:\n${text}`);
-  }
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)![1]),
-    cpuUs: cpu * 1e6 / requests,
-  };
+  if (result.requests === 0) throw new Error(`wrk failed against ${port}`);
+  return { rps: result.rps, cpuUs: cpu * 1e6 / result.requests };
 }
 
 async function h2loadRun(port: number, pid: number): Promise<Run> {
   const before = cpuSeconds(pid);
-  const text = await load([
-    "h2load",
-    "-c",
-    "16",
-    "-m",
-    "32",
-    "-t",
-    "1",
-    "-n",
-    values.requests!,
+  // Over TLS, h2load fails every request unless ALPN chose h2.
+  const result = await h2load(
     `https://127.0.0.1:${port}/`,
-  ]);
+    Number(values.requests),
+  );
   const cpu = cpuSeconds(pid) - before;
-  const succeeded = Number(/(\d+) succeeded/.exec(text)?.[1] ?? 0);
-  if (succeeded === 0 || !/ALPN: h2|Application protocol: h2/.test(text)) {
-    throw new Error(`h2load failed:\n${text}`);
+  if (result.succeeded === 0 || result.failed > 0) {
+    throw new Error(`h2load failed: ${JSON.stringify(result)}`);
   }
-  return {
-    rps: Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(text)![1]),
-    cpuUs: cpu * 1e6 / succeeded,
-  };
+  return { rps: result.rps, cpuUs: cpu * 1e6 / result.succeeded };
 }
 
 function median(values: number[]): number {

@@ -53,8 +53,10 @@ export interface TlsOptions {
    *   was sent to HTTPS port", as nginx answers; other bytes that are not
    *   TLS are closed without an answer. Connections run on `node:net` and
    *   `node:tls` instead, because `Deno.listenTls` cannot look at the
-   *   first bytes; that costs about a third of the requests per second of
-   *   small HTTPS responses (measured 0.6-0.7x on HTTP/1.1 keep-alive).
+   *   first bytes. That is why it is opt-in: small HTTPS responses took
+   *   about 1.4-1.5x the CPU per request over HTTP/1.1 keep-alive (about
+   *   0.7x the requests per second when the server is the bottleneck) and
+   *   1.1-1.2x over HTTP/2.
    *
    * The mode is fixed when the server starts; {@linkcode Server.setTls}
    * keeps it.
