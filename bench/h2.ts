@@ -13,6 +13,8 @@
 import { parseArgs } from "node:util";
 import { Response, Server } from "@org/httpd";
 import {
+  h2load,
+  type H2loadResult,
   have,
   machine,
   pin,
@@ -36,41 +38,6 @@ const HELLO = "Hello, World!";
 export interface H2BenchOptions {
   /** Requests per h2load run. */
   requests?: number;
-}
-
-/** One h2load result. */
-interface H2loadResult {
-  rps: number;
-  succeeded: number;
-  failed: number;
-}
-
-async function h2load(url: string, requests: number): Promise<H2loadResult> {
-  const args = [
-    ...(await pin(1)),
-    "h2load",
-    "-c",
-    "16",
-    "-m",
-    "32",
-    "-t",
-    "1",
-    "-n",
-    String(requests),
-    url,
-  ];
-  const out = await new Deno.Command(args[0]!, {
-    args: args.slice(1),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(
-    text.match(/finished in [\d.]+\w+, ([\d.]+) req\/s/)?.[1] ?? 0,
-  );
-  const succeeded = Number(text.match(/(\d+) succeeded/)?.[1] ?? 0);
-  const failed = Number(text.match(/(\d+) failed/)?.[1] ?? 0);
-  return { rps, succeeded, failed };
 }
 
 /** A warm-up run, then the best of {@linkcode RUNS} runs. */
