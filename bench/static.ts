@@ -19,6 +19,7 @@
  */
 import { parseArgs } from "node:util";
 import { type Handler, Response, Server, staticFiles } from "@org/httpd";
+import { cpuMs } from "./support.ts";
 
 const NGINX = "/usr/sbin/nginx";
 
@@ -89,30 +90,22 @@ async function waitFor(url: string): Promise<void> {
   throw new Error(`Cannot reach "${url}"`);
 }
 
-/** USER_HZ: the unit of CPU times in `/proc/<pid>/stat` on Linux. */
-const CLOCK_TICKS_PER_SECOND = 100;
-
 /**
- * CPU time (user and system, ms) a process and its children (nginx's
- * worker) have used so far, from `/proc`; NaN where there is none.
+ * CPU time (ms) a process and its children (nginx's worker) have used so
+ * far, from `/proc`; NaN where there is none.
  */
-function cpuMs(pid: number): number {
+async function treeCpuMs(pid: number): Promise<number> {
+  let children: number[] = [];
   try {
-    let children: number[] = [];
-    try {
-      children = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`)
-        .trim().split(" ").filter(Boolean).map(Number);
-    } catch {
-      // No children list: count the process alone.
-    }
-    let ticks = 0;
-    for (const p of [pid, ...children]) {
-      const stat = Deno.readTextFileSync(`/proc/${p}/stat`);
-      // Fields after "(comm) ": state is the 3rd, utime the 14th, stime the 15th.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks * 1000 / CLOCK_TICKS_PER_SECOND;
+    children = (await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`))
+      .trim().split(" ").filter(Boolean).map(Number);
+  } catch {
+    // No children list: count the process alone.
+  }
+  try {
+    let total = 0;
+    for (const p of [pid, ...children]) total += await cpuMs(p);
+    return total;
   } catch {
     return NaN;
   }
@@ -319,7 +312,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         for (let i = 0; i < servers.length; i++) {
           const path = i === 0 ? c.oursPath ?? c.path : c.path;
-          const before = cpuMs(servers[i]!.pid);
+          const before = await treeCpuMs(servers[i]!.pid);
           const run = await wrk(servers[i]!.base + path, {
             duration,
             connections: n,
@@ -327,7 +320,7 @@ async function main(): Promise<void> {
           });
           cpuPerRequest[i] = Math.min(
             cpuPerRequest[i]!,
-            (cpuMs(servers[i]!.pid) - before) / run.requests,
+            (await treeCpuMs(servers[i]!.pid) - before) / run.requests,
           );
           if (results[i] === undefined || run.rps > results[i]!.rps) {
             results[i] = run;
