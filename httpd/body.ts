@@ -390,7 +390,7 @@ export class Body {
 
   async *#sendFile(): AsyncGenerator<Uint8Array, void, undefined> {
     this.#take();
-    const scratch = fileChunkBuffers.acquire();
+    const scratch = fileChunkBuffers.acquire(this.#length!);
     try {
       yield* this.#readFile(scratch);
     } finally {

@@ -25,10 +25,103 @@ export const FILE_CHUNK_SIZE = 1024 * 1024;
  */
 const MAX_POOLED_FILE_CHUNKS = 4;
 
+/**
+ * The chunk a download reads through when it is small, or when the budget
+ * below is spent: what a socket's send buffer or an HTTP/2 window takes at
+ * once, so a download costs at most this much however many there are.
+ */
+export const SMALL_FILE_CHUNK_SIZE = 64 * 1024;
+
+/**
+ * Bytes of chunk buffers larger than {@linkcode SMALL_FILE_CHUNK_SIZE} out
+ * at once across all downloads (64 downloads at full speed). Slow readers
+ * hold their chunk until the socket takes it: without a budget, thousands
+ * of stalled downloads of a large file would hold a megabyte each.
+ */
+export const FILE_CHUNK_BUDGET = 64 * FILE_CHUNK_SIZE;
+
+/**
+ * The buffers file downloads read their chunks into, one per download:
+ * {@linkcode FILE_CHUNK_SIZE} (pooled) while the budget lasts, then
+ * {@linkcode SMALL_FILE_CHUNK_SIZE}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   FILE_CHUNK_SIZE,
+ *   FileChunkBuffers,
+ *   SMALL_FILE_CHUNK_SIZE,
+ * } from "./file_range.ts";
+ *
+ * const buffers = new FileChunkBuffers(FILE_CHUNK_SIZE);
+ * const first = buffers.acquire(10 * FILE_CHUNK_SIZE);
+ * assert.equal(first.byteLength, FILE_CHUNK_SIZE);
+ * // The budget is spent: the next download reads in small chunks.
+ * assert.equal(buffers.acquire(10 * FILE_CHUNK_SIZE).byteLength, SMALL_FILE_CHUNK_SIZE);
+ * buffers.release(first);
+ * assert.equal(buffers.acquire(10 * FILE_CHUNK_SIZE).byteLength, FILE_CHUNK_SIZE);
+ * ```
+ */
+export class FileChunkBuffers {
+  #pool = new BufferPool(FILE_CHUNK_SIZE, MAX_POOLED_FILE_CHUNKS);
+  #budget: number;
+  #out = 0;
+
+  /**
+   * Creates the buffers of a budget.
+   *
+   * @param budget Bytes of large buffers out at once, at most.
+   */
+  constructor(budget: number) {
+    this.#budget = budget;
+  }
+
+  /** Free pooled buffers held. */
+  get free(): number {
+    return this.#pool.free;
+  }
+
+  /** Bytes of large buffers out now. */
+  get outstanding(): number {
+    return this.#out;
+  }
+
+  /**
+   * Takes the buffer for a download of `length` bytes: its own size when
+   * small, else a chunk the budget allows.
+   *
+   * @param length The bytes the download sends.
+   * @returns The buffer to read every chunk into.
+   */
+  acquire(length: number): Uint8Array {
+    const want = Math.min(length, FILE_CHUNK_SIZE);
+    if (want <= SMALL_FILE_CHUNK_SIZE) return new Uint8Array(want);
+    if (this.#out + want > this.#budget) {
+      return new Uint8Array(SMALL_FILE_CHUNK_SIZE);
+    }
+    this.#out += want;
+    return want === FILE_CHUNK_SIZE
+      ? this.#pool.acquire()
+      : new Uint8Array(want);
+  }
+
+  /**
+   * Gives back a buffer from {@linkcode FileChunkBuffers.acquire} once every
+   * read into it has settled; the caller must not touch it afterwards.
+   *
+   * @param buffer The buffer.
+   */
+  release(buffer: Uint8Array): void {
+    if (buffer.byteLength <= SMALL_FILE_CHUNK_SIZE) return;
+    this.#out -= buffer.byteLength;
+    this.#pool.release(buffer);
+  }
+}
+
 /** The chunk buffers file bodies are sent from. */
-export const fileChunkBuffers: BufferPool = new BufferPool(
-  FILE_CHUNK_SIZE,
-  MAX_POOLED_FILE_CHUNKS,
+export const fileChunkBuffers: FileChunkBuffers = new FileChunkBuffers(
+  FILE_CHUNK_BUDGET,
 );
 
 /**
