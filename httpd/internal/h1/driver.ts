@@ -49,9 +49,20 @@ import { openOnSocket, takeUpgrade } from "../ws/upgrade.ts";
 import type { PendingUpgrade } from "../ws/types.ts";
 
 /** Read and write buffers (pooled): a typical head, or a pipelined burst of
- * responses, fits; both grow on demand and shrink back after. */
+ * responses, fits; both grow on demand and shrink back after. A connection
+ * holds them only while it works: waiting for its next request, it gives
+ * both back to the pool. */
 const READ_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
 const WRITE_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
+/**
+ * The buffer a connection waiting for its next request reads into, its own
+ * (a pending read pins its buffer, so an idle connection cannot share one):
+ * a request as curl, wrk or an API client sends it fits, so it is parsed in
+ * place; a longer head moves to a pooled buffer with one more read. Small,
+ * because thousands of idle keep-alive connections each hold one.
+ */
+const IDLE_READ_SIZE = 1024;
+const NO_BYTES = new Uint8Array(0);
 /** In-memory bodies up to this size are copied next to their head (one write). */
 const COPY_BODY_LIMIT = 16 * 1024;
 /** Up to this length, ASCII text is copied by a loop: cheaper than an encoder call. */
@@ -95,9 +106,12 @@ class H1Connection implements ServedConnection {
   #watcher: DeadlineWatcher;
   #parser: HeadParser;
   #buf: Uint8Array;
+  /** The small read buffer of the idle connection, made on first idle. */
+  #idleBuf: Uint8Array | undefined;
   #start: number;
   #end: number;
-  #out = connectionBuffers.acquire();
+  /** The pooled write buffer while a response is built; empty when idle. */
+  #out: Uint8Array = NO_BYTES;
   #outLen = 0;
   #phase = IDLE;
   #served = 0;
@@ -137,6 +151,10 @@ class H1Connection implements ServedConnection {
       this.#buf = new Uint8Array(initial.buffer);
       this.#start = 0;
       this.#end = initial.byteLength;
+    } else if (initial.byteLength === 0) {
+      // TLS: the first read goes into the idle buffer.
+      this.#buf = NO_BYTES;
+      this.#start = this.#end = 0;
     } else {
       this.#buf = connectionBuffers.acquire();
       this.#buf.set(initial);
@@ -205,6 +223,7 @@ class H1Connection implements ServedConnection {
       }
       connectionBuffers.release(this.#buf);
       connectionBuffers.release(this.#out);
+      this.#buf = this.#out = NO_BYTES;
       if (upgraded === undefined) this.#resolveClosed();
       // The socket now belongs to the WebSocket.
       else upgraded.closed.then(this.#resolveClosed);
@@ -233,16 +252,13 @@ class H1Connection implements ServedConnection {
           while (off < data.byteLength) {
             off += await this.#conn.write(data.subarray(off));
           }
-          if (this.#out.length > WRITE_BUFFER_SIZE) {
-            this.#out = connectionBuffers.acquire();
-          }
         }
         // A read started while a response streamed (`#watchPeer`) is still
         // filling the buffer after `#end`: it becomes this read.
         const watching = this.#pendingRead;
         if (this.#start === this.#end) {
           if (this.#stopping) return;
-          if (watching === undefined) this.#start = this.#end = 0;
+          if (watching === undefined) this.#idle();
           this.#phase = IDLE;
           this.deadline = Date.now() +
             (this.#served === 0
@@ -286,9 +302,33 @@ class H1Connection implements ServedConnection {
     }
   }
 
+  /**
+   * Waits for the next request without pooled buffers: the read buffer goes
+   * back to the pool (the write buffer already did), and the next read goes
+   * into the connection's small idle buffer.
+   */
+  #idle(): void {
+    this.#start = this.#end = 0;
+    this.#bodyScratch = undefined;
+    // Written already; taken again by the next response.
+    connectionBuffers.release(this.#out);
+    this.#out = NO_BYTES;
+    const buf = this.#buf;
+    if (buf === this.#idleBuf) return;
+    connectionBuffers.release(buf);
+    this.#buf = this.#idleBuf ??= new Uint8Array(IDLE_READ_SIZE);
+  }
+
   /** Frees space after `#end`: moves unread bytes to the front, or grows. */
   #makeRoom(): void {
-    if (this.#start > 0) {
+    if (this.#buf === this.#idleBuf) {
+      // A head longer than the idle buffer: on to a pooled one.
+      const pooled = connectionBuffers.acquire();
+      pooled.set(this.#buf.subarray(this.#start, this.#end));
+      this.#buf = pooled;
+      this.#end -= this.#start;
+      this.#start = 0;
+    } else if (this.#start > 0) {
       this.#buf.copyWithin(0, this.#start, this.#end);
       this.#end -= this.#start;
       this.#start = 0;
@@ -581,6 +621,7 @@ class H1Connection implements ServedConnection {
   }
 
   #append(text: string): void {
+    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
     if (text.length * 3 > this.#out.length - this.#outLen) {
       const bytes = encoder.encode(text);
       this.#appendBytes(bytes);
@@ -595,6 +636,7 @@ class H1Connection implements ServedConnection {
 
   /** Appends text known to be ASCII; short text skips the encoder call. */
   #appendAscii(text: string): void {
+    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
     if (
       text.length > SHORT_TEXT || text.length > this.#out.length - this.#outLen
     ) {
@@ -607,6 +649,7 @@ class H1Connection implements ServedConnection {
   }
 
   #appendBytes(bytes: Uint8Array): void {
+    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
     if (bytes.byteLength > this.#out.length - this.#outLen) {
       // Rare: flush synchronously-ordered by queueing a copy.
       const grown = new Uint8Array(

@@ -360,6 +360,14 @@ export class H2Connection {
     return this.#error;
   }
 
+  /** Whether a stream may still receive DATA: a request body is coming. */
+  get receiving(): boolean {
+    for (const stream of this.#streams.values()) {
+      if (canReceive(stream.state)) return true;
+    }
+    return false;
+  }
+
   /** Bytes of frames queued and not yet taken. */
   get outputLength(): number {
     return this.#writer.length;
@@ -715,6 +723,15 @@ export class H2Connection {
    */
   takeOutput(now: number): Uint8Array | null {
     return this.#sendQueue.take(this.#peer.maxFrameSize, now);
+  }
+
+  /**
+   * Gives the output buffers back to the shared pool when nothing is queued;
+   * the next frame takes one again. Only while no write is pending: the
+   * bytes of the last {@linkcode H2Connection.takeOutput} must be written.
+   */
+  releaseOutput(): void {
+    this.#writer.release();
   }
 
   /** Tells the connection a write completed: queued control frames left. */
