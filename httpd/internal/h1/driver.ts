@@ -26,6 +26,7 @@ import type {
 import {
   CONNECTION_BUFFER_SIZE,
   connectionBuffers,
+  IDLE_BUFFER_SIZE,
 } from "../conn/buffer_pool.ts";
 import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
 import { httpDate } from "../date.ts";
@@ -48,20 +49,12 @@ import type { WsDriver } from "../ws/driver.ts";
 import { openOnSocket, takeUpgrade } from "../ws/upgrade.ts";
 import type { PendingUpgrade } from "../ws/types.ts";
 
-/** Read and write buffers (pooled): a typical head, or a pipelined burst of
- * responses, fits; both grow on demand and shrink back after. A connection
- * holds them only while it works: waiting for its next request, it gives
- * both back to the pool. */
-const READ_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
+/** The write buffer (pooled): a pipelined burst of responses fits; it grows
+ * on demand and shrinks back after. A connection holds it, and a pooled read
+ * buffer, only while it works: waiting for its next request, it gives both
+ * back to the pool and reads into its small idle buffer, where a short head
+ * is parsed in place; a longer head moves to a pooled buffer. */
 const WRITE_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
-/**
- * The buffer a connection waiting for its next request reads into, its own
- * (a pending read pins its buffer, so an idle connection cannot share one):
- * a request as curl, wrk or an API client sends it fits, so it is parsed in
- * place; a longer head moves to a pooled buffer with one more read. Small,
- * because thousands of idle keep-alive connections each hold one.
- */
-const IDLE_READ_SIZE = 1024;
 const NO_BYTES = new Uint8Array(0);
 /** In-memory bodies up to this size are copied next to their head (one write). */
 const COPY_BODY_LIMIT = 16 * 1024;
@@ -145,10 +138,10 @@ class H1Connection implements ServedConnection {
     this.#info = info;
     this.#parser = new HeadParser(server.limits);
     if (
-      initial.buffer.byteLength === READ_BUFFER_SIZE && initial.byteOffset === 0
+      initial.buffer.byteLength === IDLE_BUFFER_SIZE && initial.byteOffset === 0
     ) {
-      // Adopt the pooled buffer protocol detection read into.
-      this.#buf = new Uint8Array(initial.buffer);
+      // Adopt the buffer protocol detection read into as the idle buffer.
+      this.#buf = this.#idleBuf = new Uint8Array(initial.buffer);
       this.#start = 0;
       this.#end = initial.byteLength;
     } else if (initial.byteLength === 0) {
@@ -316,7 +309,7 @@ class H1Connection implements ServedConnection {
     const buf = this.#buf;
     if (buf === this.#idleBuf) return;
     connectionBuffers.release(buf);
-    this.#buf = this.#idleBuf ??= new Uint8Array(IDLE_READ_SIZE);
+    this.#buf = this.#idleBuf ??= new Uint8Array(IDLE_BUFFER_SIZE);
   }
 
   /** Frees space after `#end`: moves unread bytes to the front, or grows. */

@@ -179,18 +179,26 @@ class Stream implements QueuedStream {
   }
 }
 
-/** The last few stream ids of some kind, in a fixed ring. */
+/**
+ * The last few stream ids of some kind, in a ring that grows to its size as
+ * ids come (a connection that served one stream holds one id).
+ */
 class IdRing {
-  #ids: Int32Array;
+  #ids: number[] = [];
+  #size: number;
   #next = 0;
 
   constructor(size: number) {
-    this.#ids = new Int32Array(size);
+    this.#size = size;
   }
 
   add(id: number): void {
+    if (this.#ids.length < this.#size) {
+      this.#ids.push(id);
+      return;
+    }
     this.#ids[this.#next] = id;
-    this.#next = (this.#next + 1) % this.#ids.length;
+    this.#next = (this.#next + 1) % this.#size;
   }
 
   has(id: number): boolean {

@@ -37,7 +37,7 @@ import {
   WebSocketStream,
   WebSocketTunnel,
 } from "./websocket_stream.ts";
-import { connectionBuffers } from "../conn/buffer_pool.ts";
+import { connectionBuffers, IDLE_BUFFER_SIZE } from "../conn/buffer_pool.ts";
 import {
   createDriver,
   markExtendedConnect,
@@ -49,15 +49,6 @@ import {
   MIN_MAX_FRAME_SIZE,
 } from "./settings.ts";
 
-/**
- * The buffer a quiet connection reads into, its own (a pending read pins its
- * buffer, so idle connections cannot share one): a request's HEADERS, a
- * PING or a WINDOW_UPDATE fits. While more is waiting (a read filled its
- * buffer) or a request body is coming, reads go into a pooled buffer instead,
- * given back when the connection is quiet again. Small, because thousands of
- * idle connections each hold one.
- */
-const IDLE_READ_SIZE = 1024;
 /**
  * How long the final GOAWAY may take to leave before the socket is closed
  * anyway: a peer that stopped reading must not hold the connection.
@@ -295,21 +286,25 @@ class H2Driver implements H2ConnectionEvents {
       closed,
     };
     this.#timer = setTimeout(this.#tick, this.#tickMs);
-    if (initial.length > 0) {
-      this.#h2.receive(initial, Date.now());
-      // Protocol detection read into a pooled buffer; receive kept nothing.
-      if (initial.byteOffset === 0) {
-        connectionBuffers.release(new Uint8Array(initial.buffer));
-      }
-    }
+    if (initial.length > 0) this.#h2.receive(initial, Date.now());
     this.#flush();
-    this.#reading = this.#readLoop();
+    // receive() kept nothing: detection's buffer becomes the idle buffer.
+    this.#reading = this.#readLoop(
+      initial.buffer.byteLength === IDLE_BUFFER_SIZE && initial.byteOffset === 0
+        ? new Uint8Array(initial.buffer)
+        : new Uint8Array(IDLE_BUFFER_SIZE),
+    );
   }
 
   // ---- I/O ----
 
-  async #readLoop(): Promise<void> {
-    const idle = new Uint8Array(IDLE_READ_SIZE);
+  /**
+   * Reads into the connection's small `idle` buffer while it is quiet (the
+   * pending read of an idle connection pins it); while more is waiting (a
+   * read filled its buffer) or a request body is coming, into a pooled
+   * buffer instead, given back when the connection is quiet again.
+   */
+  async #readLoop(idle: Uint8Array): Promise<void> {
     let pooled: Uint8Array | undefined;
     const h2 = this.#h2;
     // Time spent on reads that found the socket full: the peer is ahead of
