@@ -4,7 +4,12 @@
  *
  * @module
  */
-import type { AccessLogFormat, CacheRule, DotfilesMode } from "@org/httpd";
+import type {
+  AccessLogFormat,
+  CacheRule,
+  DotfilesMode,
+  PlainHttpMode,
+} from "@org/httpd";
 import type { ListenAddress } from "./errors.ts";
 import type { LogLevel } from "./internal/log_level.ts";
 import { parseServeArgs } from "./internal/args.ts";
@@ -29,6 +34,11 @@ export interface TlsFiles {
   certFile: string;
   /** The key file. */
   keyFile: string;
+  /**
+   * What a plain HTTP request on the HTTPS port gets (`--tls-plain-http`):
+   * a TLS alert (the default) or a `400` answer.
+   */
+  plainHttp?: PlainHttpMode;
 }
 
 /**

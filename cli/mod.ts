@@ -74,7 +74,12 @@ export {
 } from "./errors.ts";
 export { runIndex, type RunIndexOptions } from "./index_cmd.ts";
 // The library's types that the configuration carries.
-export type { AccessLogFormat, CacheRule, DotfilesMode } from "@org/httpd";
+export type {
+  AccessLogFormat,
+  CacheRule,
+  DotfilesMode,
+  PlainHttpMode,
+} from "@org/httpd";
 export type { LogLevel } from "./internal/log_level.ts";
 export { main } from "./main.ts";
 export { type LineWriter, runServe, type ServeOptions } from "./serve.ts";

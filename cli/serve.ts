@@ -112,9 +112,13 @@ export async function runServe(
   } catch (error) {
     return report(error, err);
   }
-  if (config.tls !== undefined && !unstableNetEnabled()) {
+  if (
+    config.tls !== undefined && config.tls.plainHttp !== "answer" &&
+    !unstableNetEnabled()
+  ) {
     // Certificate reloads without a refused connection need SO_REUSEPORT;
     // without a way to get it, reloads briefly rebind the port instead.
+    // (A listener that answers plain HTTP swaps certificates in place.)
     const status = await relaunchWithUnstableNet(["serve", ...args]);
     if (status !== undefined) return status;
   }
@@ -402,7 +406,15 @@ function describe(config: ServeConfig): string {
   const { tls, auth, ...rest } = config;
   return JSON.stringify({
     ...rest,
-    ...(tls ? { tls: { certFile: tls.certFile, keyFile: tls.keyFile } } : {}),
+    ...(tls
+      ? {
+        tls: {
+          certFile: tls.certFile,
+          keyFile: tls.keyFile,
+          ...(tls.plainHttp ? { plainHttp: tls.plainHttp } : {}),
+        },
+      }
+      : {}),
     // Passwords stay out of logs.
     ...(auth
       ? {

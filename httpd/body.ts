@@ -22,6 +22,7 @@ export function pendingText(body: Body): string | undefined {
 }
 
 import { readFileRange } from "./internal/file_range.ts";
+import { joinChunks } from "./internal/join_chunks.ts";
 
 export { FILE_CHUNK_SIZE } from "./internal/file_range.ts";
 
@@ -264,14 +265,7 @@ export class Body {
       parts.push(chunk);
       total += chunk.byteLength;
     }
-    if (parts.length === 1) return parts[0]!;
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
+    return joinChunks(parts, total);
   }
 
   /**

@@ -107,6 +107,7 @@ export {
 export {
   type ListenAddress,
   type ListenerOptions,
+  type PlainHttpMode,
   Server,
   ServerBuilder,
   type ServerOptions,

@@ -1,13 +1,13 @@
 /**
  * HTTP/2 end to end with real clients: `node:http2` (plaintext prior
- * knowledge and TLS with ALPN) and `curl` (`--http2-prior-knowledge`,
- * `--http2` over TLS). The TLS certificate is made at test time with
+ * knowledge and TLS with ALPN, on both kinds of TLS listener) and `curl`
+ * (`--http2-prior-knowledge`, `--http2` over TLS). The TLS certificate is made at test time with
  * `openssl`; the TLS tests are skipped with a message when it is missing.
  */
 import assert from "node:assert/strict";
 import http2 from "node:http2";
 import { Buffer } from "node:buffer";
-import { type Handler, Response } from "@org/httpd";
+import { type Handler, type PlainHttpMode, Response } from "@org/httpd";
 import { startServer } from "./support/server.ts";
 import { testCertificate } from "./support/tls_cert.ts";
 import { hasCommand } from "./support/tools.ts";
@@ -52,10 +52,11 @@ const curl = await hasCommand("curl");
 async function withServer(
   tls: boolean,
   fn: (url: string) => Promise<void>,
+  plainHttp: PlainHttpMode = "alert",
 ): Promise<void> {
   await using server = await startServer(
     handler,
-    tls ? { tls: certificate! } : {},
+    tls ? { tls: { ...certificate!, plainHttp } } : {},
   );
   await fn(server.origin);
 }
@@ -171,6 +172,17 @@ Deno.test({
     withServer(
       true,
       (url) => nodeSuite(url.replace("127.0.0.1", "localhost"), true),
+    ),
+});
+
+Deno.test({
+  name: "node:http2 client over TLS on a listener that answers plain HTTP",
+  ignore: certificate === null,
+  fn: () =>
+    withServer(
+      true,
+      (url) => nodeSuite(url.replace("127.0.0.1", "localhost"), true),
+      "answer",
     ),
 });
 

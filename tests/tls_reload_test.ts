@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Response, Server } from "@org/httpd";
-import { getOn } from "./support/raw_http.ts";
+import { type PlainHttpMode, Response, Server } from "@org/httpd";
+import { exchange, getOn } from "./support/raw_http.ts";
 import {
   connectTrusting,
   type TestCertificate,
@@ -23,14 +23,17 @@ async function twoCertificates(): Promise<
   return { a, b, dirs };
 }
 
-async function checkSwap(reusePort: boolean): Promise<void> {
+async function checkSwap(
+  reusePort: boolean,
+  plainHttp: PlainHttpMode = "alert",
+): Promise<void> {
   const certs = await twoCertificates();
   if (!certs) return;
   const { a, b, dirs } = certs;
   await using server = new Server({
     port: 0,
     bindAddress: "127.0.0.1",
-    tls: { cert: a.cert, key: a.key },
+    tls: { cert: a.cert, key: a.key, plainHttp },
     reusePort,
     http2: false,
     handler: (req) => Response.text(`hello ${req.path}`),
@@ -49,6 +52,12 @@ async function checkSwap(reusePort: boolean): Promise<void> {
     await assert.rejects(connectTrusting(port, [a.cert]));
     // The connection opened before keeps working.
     assert.equal(await getOn(open, "/two"), "200 hello /two");
+    // The listener kept its way with plain HTTP.
+    const plain = await exchange(port, "GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert.equal(
+      plain.responses[0]?.status,
+      plainHttp === "answer" ? 400 : undefined,
+    );
   } finally {
     open.close();
     for (const dir of dirs) await Deno.remove(dir, { recursive: true });
@@ -57,6 +66,10 @@ async function checkSwap(reusePort: boolean): Promise<void> {
 
 Deno.test("Server.setTls() gives new connections the new certificate and lets open ones finish", async () => {
   await checkSwap(false);
+});
+
+Deno.test("Server.setTls() swaps the certificate in place on a listener that answers plain HTTP", async () => {
+  await checkSwap(false, "answer");
 });
 
 Deno.test("Server.setTls() with reusePort opens the new listener before closing the old", async () => {
@@ -78,17 +91,19 @@ Deno.test("Server.setTls() refuses a pair that does not load and keeps the old o
   if (!certs) return;
   const { a, b, dirs } = certs;
   try {
-    await using server = new Server({
-      port: 0,
-      bindAddress: "127.0.0.1",
-      tls: { cert: a.cert, key: a.key },
-      handler: () => Response.text("ok"),
-    });
-    await server.start();
-    await assert.rejects(server.setTls({ cert: a.cert, key: b.key }));
-    const conn = await connectTrusting(server.port, [a.cert]);
-    assert.equal(await getOn(conn, "/"), "200 ok");
-    conn.close();
+    for (const plainHttp of ["alert", "answer"] as const) {
+      await using server = new Server({
+        port: 0,
+        bindAddress: "127.0.0.1",
+        tls: { cert: a.cert, key: a.key, plainHttp },
+        handler: () => Response.text("ok"),
+      });
+      await server.start();
+      await assert.rejects(server.setTls({ cert: a.cert, key: b.key }));
+      const conn = await connectTrusting(server.port, [a.cert]);
+      assert.equal(await getOn(conn, "/"), "200 ok", plainHttp);
+      conn.close();
+    }
   } finally {
     for (const dir of dirs) await Deno.remove(dir, { recursive: true });
   }

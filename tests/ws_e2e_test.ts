@@ -141,28 +141,56 @@ Deno.test("Deno's WebSocket client: 1,000 text and binary echoes, then a clean c
   assert.deepEqual(seen, ["HTTP/1.1"]);
 });
 
-Deno.test("Deno's WebSocket client over TLS (wss)", async () => {
-  await withCertificate(async (cert) => {
-    const seen: Seen = [];
-    await using server = await startServer(echo(seen), {
-      tls: { cert: cert.cert, key: cert.key },
+for (const plainHttp of ["alert", "answer"] as const) {
+  const listener = plainHttp === "answer"
+    ? ", on a listener that answers plain HTTP"
+    : "";
+  Deno.test(`Deno's WebSocket client over TLS (wss)${listener}`, async () => {
+    await withCertificate(async (cert) => {
+      const seen: Seen = [];
+      await using server = await startServer(echo(seen), {
+        tls: { cert: cert.cert, key: cert.key, plainHttp },
+      });
+      // Text messages, then a binary one larger than any read buffer.
+      const script = `
+        const ws = new WebSocket("wss://localhost:${server.port}/ws");
+        ws.binaryType = "arraybuffer";
+        const big = new Uint8Array(1 << 20).map((_, i) => i & 255);
+        let texts = 0;
+        ws.onopen = () => {
+          ws.send("over TLS");
+          for (let i = 0; i < 100; i++) ws.send("m" + i);
+          ws.send(big);
+        };
+        ws.onmessage = (e) => {
+          if (typeof e.data === "string") {
+            if (texts++ === 0) console.log(e.data);
+            return;
+          }
+          const got = new Uint8Array(e.data);
+          console.log(texts, got.length, got.every((v, i) => v === (i & 255)));
+          ws.close();
+        };
+        ws.onerror = () => { console.log("error"); };
+      `;
+      const out = await new Deno.Command(Deno.execPath(), {
+        // The test certificate is its own CA, which rustls refuses as a leaf.
+        args: [
+          "eval",
+          "--unsafely-ignore-certificate-errors=localhost",
+          script,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(
+        new TextDecoder().decode(out.stdout).trim(),
+        "over TLS\n101 1048576 true",
+      );
+      assert.deepEqual(seen, ["HTTP/1.1"]);
     });
-    const script = `
-      const ws = new WebSocket("wss://localhost:${server.port}/ws");
-      ws.onopen = () => ws.send("over TLS");
-      ws.onmessage = (e) => { console.log(e.data); ws.close(); };
-      ws.onerror = () => { console.log("error"); };
-    `;
-    const out = await new Deno.Command(Deno.execPath(), {
-      // The test certificate is its own CA, which rustls refuses as a leaf.
-      args: ["eval", "--unsafely-ignore-certificate-errors=localhost", script],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(new TextDecoder().decode(out.stdout).trim(), "over TLS");
-    assert.deepEqual(seen, ["HTTP/1.1"]);
   });
-});
+}
 
 // ---- npm ws under Node ----
 
@@ -235,23 +263,28 @@ Deno.test("node:http2 extended CONNECT over h2c: SETTINGS, 200, echoes with flow
   assert.deepEqual(seen, ["HTTP/2"]);
 });
 
-Deno.test("node:http2 extended CONNECT over TLS", async () => {
-  if (!HAVE_NODE) return skip("node not found");
-  await withCertificate(async (cert) => {
-    const seen: Seen = [];
-    await using server = await startServer(echo(seen), {
-      tls: { cert: cert.cert, key: cert.key },
+for (const plainHttp of ["alert", "answer"] as const) {
+  const listener = plainHttp === "answer"
+    ? ", on a listener that answers plain HTTP"
+    : "";
+  Deno.test(`node:http2 extended CONNECT over TLS${listener}`, async () => {
+    if (!HAVE_NODE) return skip("node not found");
+    await withCertificate(async (cert) => {
+      const seen: Seen = [];
+      await using server = await startServer(echo(seen), {
+        tls: { cert: cert.cert, key: cert.key, plainHttp },
+      });
+      const result = await runNode("h2_websocket.mjs", [
+        server.origin,
+        "/ws",
+        "20",
+      ]);
+      assert.equal(result.status, 200);
+      assert.equal(result.ok, true, JSON.stringify(result));
+      assert.deepEqual(seen, ["HTTP/2"]);
     });
-    const result = await runNode("h2_websocket.mjs", [
-      server.origin,
-      "/ws",
-      "20",
-    ]);
-    assert.equal(result.status, 200);
-    assert.equal(result.ok, true, JSON.stringify(result));
-    assert.deepEqual(seen, ["HTTP/2"]);
   });
-});
+}
 
 Deno.test("node:http2 extended CONNECT to a route that does not upgrade gets 501", async () => {
   if (!HAVE_NODE) return skip("node not found");

@@ -10,6 +10,7 @@ import {
   type AccessLogFormat,
   type DotfilesMode,
   Filter,
+  type PlainHttpMode,
   type TrustProxy,
 } from "@org/httpd";
 import { UsageError } from "../errors.ts";
@@ -35,6 +36,9 @@ export const DOTFILES_MODES: readonly DotfilesMode[] = [
   "deny",
 ];
 
+/** What `--tls-plain-http` may say a plain HTTP request on the HTTPS port gets. */
+export const PLAIN_HTTP_MODES: readonly PlainHttpMode[] = ["alert", "answer"];
+
 /** The host `--metrics-bind PORT` binds: metrics stay on this machine unless asked. */
 export const DEFAULT_METRICS_HOST = "127.0.0.1";
 
@@ -54,6 +58,7 @@ const OPTIONS = {
   header: { type: "string", multiple: true },
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },
+  "tls-plain-http": { type: "string" },
   workers: { type: "string" },
   "drain-timeout": { type: "string" },
   "trust-proxy": { type: "string" },
@@ -109,6 +114,8 @@ export interface FlagValues {
   headers: [string, string][];
   tlsCert?: string;
   tlsKey?: string;
+  /** What a plain HTTP request on the HTTPS port gets. */
+  tlsPlainHttp?: PlainHttpMode;
   workers?: WorkersValue;
   /** How long a stop waits for open requests, in milliseconds. */
   drainTimeoutMs?: number;
@@ -277,6 +284,8 @@ function valueHint(name: FlagName): string {
       return " PORT";
     case "dotfiles":
       return ` (${DOTFILES_MODES.join(", ")})`;
+    case "tls-plain-http":
+      return ` (${PLAIN_HTTP_MODES.join(", ")})`;
     case "log-format":
       return ` (${ACCESS_LOG_FORMATS.join(", ")})`;
     case "immutable":
@@ -352,6 +361,13 @@ function setString(flags: FlagValues, name: FlagName, value: string): void {
       break;
     case "tls-key":
       flags.tlsKey = value;
+      break;
+    case "tls-plain-http":
+      flags.tlsPlainHttp = parseChoice(
+        "--tls-plain-http",
+        value,
+        PLAIN_HTTP_MODES,
+      );
       break;
     case "workers":
       flags.workers = parseWorkers(value);

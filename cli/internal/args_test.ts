@@ -179,6 +179,8 @@ Deno.test("parseServeArgs() reads the everyday flags", () => {
     "--hsts",
     "--log-format",
     "JSON",
+    "--tls-plain-http",
+    "Answer",
   ]);
   assert.equal(flags.dirListing, true);
   assert.equal(flags.dotfiles, "deny");
@@ -192,6 +194,7 @@ Deno.test("parseServeArgs() reads the everyday flags", () => {
   assert.equal(flags.redirectHttp, 80);
   assert.equal(flags.hsts, "max-age=31536000");
   assert.equal(flags.logFormat, "json");
+  assert.equal(flags.tlsPlainHttp, "answer");
   assert.equal(parseServeArgs(["--no-dir-listing"]).dirListing, false);
   assert.equal(
     parseServeArgs(["--hsts=max-age=60; includeSubDomains"]).hsts,
@@ -243,6 +246,11 @@ Deno.test("parseServeArgs() names the flag of a wrong everyday value", () => {
     [["--cors", "*", "https://a.example"], "conflict", /--cors "\*" together/],
     [["--dotfiles", "hide"], "out-of-range", /--dotfiles "hide"/],
     [["--log-format", "xml"], "out-of-range", /--log-format "xml"/],
+    [
+      ["--tls-plain-http", "reply"],
+      "out-of-range",
+      /--tls-plain-http "reply": expected one of alert, answer/,
+    ],
     [
       ["--auth", "nopass"],
       "wrong-type",

@@ -12,9 +12,14 @@ import {
   type AccessLogFormat,
   type CacheRule,
   type DotfilesMode,
+  type PlainHttpMode,
 } from "@org/httpd";
 import { UsageError } from "../errors.ts";
-import { DEFAULT_METRICS_PATH, type FlagValues } from "./args.ts";
+import {
+  DEFAULT_METRICS_PATH,
+  type FlagValues,
+  PLAIN_HTTP_MODES,
+} from "./args.ts";
 import { type Credentials, parseCredentials } from "./auth/credentials.ts";
 import { IMMUTABLE_CACHE_CONTROL } from "./cache_rules.ts";
 import { parseChoice } from "./choice.ts";
@@ -44,6 +49,8 @@ export interface FeatureSettings {
   metricsPath?: string;
   metricsBind?: HostPort;
   redirectHttp?: { port: number; origin: Origin };
+  /** What a plain HTTP request on the HTTPS port gets, when a source says. */
+  tlsPlainHttp?: { value: PlainHttpMode; origin: Origin };
   hsts?: { value: string; origin: Origin };
   logFormat: AccessLogFormat;
   /** Whether any source named a log format (it turns the access log on). */
@@ -178,6 +185,30 @@ export function mergeFeatures(input: FeatureInput): FeatureSettings {
       origin: {
         name: "server.redirect-http",
         position: file.redirectHttp.position,
+      },
+    };
+  }
+  const envPlainHttp = envText("SERVICE_TLS_PLAIN_HTTP");
+  if (flags.tlsPlainHttp !== undefined) {
+    settings.tlsPlainHttp = {
+      value: flags.tlsPlainHttp,
+      origin: { name: "--tls-plain-http" },
+    };
+  } else if (envPlainHttp !== undefined) {
+    settings.tlsPlainHttp = {
+      value: parseChoice(
+        "SERVICE_TLS_PLAIN_HTTP",
+        envPlainHttp,
+        PLAIN_HTTP_MODES,
+      ),
+      origin: { name: "SERVICE_TLS_PLAIN_HTTP" },
+    };
+  } else if (file.tlsPlainHttp) {
+    settings.tlsPlainHttp = {
+      value: file.tlsPlainHttp.value,
+      origin: {
+        name: "server.tls-plain-http",
+        position: file.tlsPlainHttp.position,
       },
     };
   }

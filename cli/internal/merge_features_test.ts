@@ -151,6 +151,35 @@ Deno.test("mergeFeatures() refuses --compress without compression and --metrics-
   );
 });
 
+Deno.test("mergeFeatures() reads the plain-HTTP mode of the HTTPS port from a flag, the environment or the file", () => {
+  const yaml = "server:\n  tls-plain-http: answer\n";
+  assert.equal(merge([], {}, "").tlsPlainHttp, undefined);
+  assert.deepEqual(merge([], {}, yaml).tlsPlainHttp, {
+    value: "answer",
+    origin: {
+      name: "server.tls-plain-http",
+      position: { file: "conf/site.yaml", line: 2, column: 19 },
+    },
+  });
+  const env = { SERVICE_TLS_PLAIN_HTTP: "alert" };
+  assert.deepEqual(merge([], env, yaml).tlsPlainHttp, {
+    value: "alert",
+    origin: { name: "SERVICE_TLS_PLAIN_HTTP" },
+  });
+  assert.deepEqual(
+    merge(["--tls-plain-http", "answer"], env, yaml).tlsPlainHttp,
+    { value: "answer", origin: { name: "--tls-plain-http" } },
+  );
+  assert.throws(
+    () => merge([], { SERVICE_TLS_PLAIN_HTTP: "yes" }, ""),
+    (error: unknown) =>
+      error instanceof UsageError &&
+      /SERVICE_TLS_PLAIN_HTTP "yes": expected one of alert, answer/.test(
+        error.message,
+      ),
+  );
+});
+
 Deno.test("mergeFeatures() reads --no-fallback and static.fallback: false as no 404 page", () => {
   assert.equal(merge(["--no-fallback"], {}, "").notFoundPage, false);
   assert.equal(

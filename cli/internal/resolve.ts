@@ -129,10 +129,11 @@ async function checkFeatures(
     };
   }
   for (
-    const [setting, what] of [[features.redirectHttp, "redirect"], [
-      features.hsts,
-      "tell browsers to use",
-    ]] as const
+    const [setting, what] of [
+      [features.redirectHttp, "redirect"],
+      [features.hsts, "tell browsers to use"],
+      [features.tlsPlainHttp, "answer plain HTTP on"],
+    ] as const
   ) {
     if (setting && config.tls === undefined) {
       throw usage(
@@ -154,6 +155,9 @@ async function checkFeatures(
     config.redirectHttp = port;
   }
   if (features.hsts) config.hsts = features.hsts.value;
+  if (features.tlsPlainHttp && config.tls) {
+    config.tls.plainHttp = features.tlsPlainHttp.value;
+  }
 }
 
 /**

@@ -50,8 +50,10 @@ export async function startServer(
   const port = options.port ?? config.port;
   // Certificate reloads open the new listener beside the old one, which
   // needs SO_REUSEPORT on both; a free port is checked first, so a second
-  // server on the same port still fails as without it.
-  const seamlessTls = config.tls !== undefined && !options.reusePort &&
+  // server on the same port still fails as without it. A listener that
+  // answers plain HTTP swaps the certificate in place instead.
+  const seamlessTls = config.tls !== undefined &&
+    config.tls.plainHttp !== "answer" && !options.reusePort &&
     unstableNetEnabled();
   if (seamlessTls && port !== 0) {
     try {
@@ -66,7 +68,13 @@ export async function startServer(
     bindAddress: config.bind,
     limits: { gracefulStopMs: config.drainTimeoutMs },
     ...(config.tls
-      ? { tls: { cert: config.tls.cert, key: config.tls.key } }
+      ? {
+        tls: {
+          cert: config.tls.cert,
+          key: config.tls.key,
+          ...(config.tls.plainHttp ? { plainHttp: config.tls.plainHttp } : {}),
+        },
+      }
       : {}),
     ...(options.reusePort || seamlessTls ? { reusePort: true } : {}),
     ...(logs(config.logLevel, "error") ? {} : { onError: () => {} }),

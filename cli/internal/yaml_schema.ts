@@ -25,6 +25,7 @@ import {
   type AccessLogFormat,
   type CacheRule,
   type DotfilesMode,
+  type PlainHttpMode,
 } from "@org/httpd";
 import { type SourcePosition, UsageError, YamlSyntaxError } from "../errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
@@ -35,6 +36,7 @@ import {
   parseDrainTimeout,
   parseMetricsPath,
   parseTrustProxy,
+  PLAIN_HTTP_MODES,
 } from "./args.ts";
 import type { TrustProxy } from "@org/httpd";
 import { type Credentials, parseCredentials } from "./auth/credentials.ts";
@@ -77,6 +79,7 @@ export interface FileValues {
   compress?: Located<boolean>;
   cors?: Located<string[]>;
   redirectHttp?: Located<number>;
+  tlsPlainHttp?: Located<PlainHttpMode>;
   /** The `Strict-Transport-Security` value, or `false` for none. */
   hsts?: Located<string | false>;
   authUsers?: Located<Credentials[]>;
@@ -117,6 +120,7 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
     cors: "origins",
     "redirect-http": "port",
     hsts: "hsts",
+    "tls-plain-http": "choice",
   },
   static: {
     root: "path",
@@ -140,6 +144,7 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
 /** The words a `choice` key takes. */
 const CHOICES: Record<string, readonly string[]> = {
   "static.dotfiles": DOTFILES_MODES,
+  "server.tls-plain-http": PLAIN_HTTP_MODES,
   "logging.format": ACCESS_LOG_FORMATS,
 };
 
@@ -316,6 +321,8 @@ class Reader {
         );
         if (full === "static.dotfiles") {
           v.dotfiles = { value: value as DotfilesMode, position };
+        } else if (full === "server.tls-plain-http") {
+          v.tlsPlainHttp = { value: value as PlainHttpMode, position };
         } else v.logFormat = { value: value as AccessLogFormat, position };
         return;
       }

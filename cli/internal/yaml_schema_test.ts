@@ -309,6 +309,11 @@ metrics:
     parseConfigYaml("server:\n  hsts: false\n", "s.yaml").hsts?.value,
     false,
   );
+  assert.deepEqual(
+    parseConfigYaml("server:\n  tls-plain-http: answer\n", "s.yaml")
+      .tlsPlainHttp,
+    { value: "answer", position: { file: "s.yaml", line: 2, column: 19 } },
+  );
 });
 
 Deno.test("parseConfigYaml() names the line and column of a wrong everyday value", () => {
@@ -376,6 +381,13 @@ Deno.test("parseConfigYaml() names the line and column of a wrong everyday value
     2,
     11,
     /logging\.format: expected one of/,
+  );
+  rejects(
+    "server:\n  port: 8443\n  tls-plain-http: reply\n",
+    "out-of-range",
+    3,
+    19,
+    /server\.tls-plain-http "reply": expected one of alert, answer/,
   );
 });
 

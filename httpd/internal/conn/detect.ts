@@ -8,6 +8,7 @@
 /** The first bytes of the HTTP/2 client connection preface: "PRI * HTTP/2.0". */
 const PREFACE_START = new TextEncoder().encode("PRI * HTTP/2.0");
 import { IDLE_BUFFER_SIZE } from "./buffer_pool.ts";
+import type { Conn } from "./types.ts";
 
 /** The result of {@linkcode detectProtocol}. */
 export interface Detected {
@@ -32,7 +33,7 @@ export interface Detected {
  * timed out first.
  */
 export async function detectProtocol(
-  conn: Deno.Conn,
+  conn: Conn,
   timeoutMs: number,
 ): Promise<Detected | null> {
   const buf = new Uint8Array(IDLE_BUFFER_SIZE);

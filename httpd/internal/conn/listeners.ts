@@ -9,6 +9,9 @@ import type {
   ListenerOptions,
   ServerOptions,
 } from "../../server.ts";
+import { NodeTlsListener } from "./node_tls.ts";
+import { plainHttpAnswer } from "./plain_http.ts";
+import type { Conn, Listener } from "./types.ts";
 
 /** Default TCP port when none is given. */
 const DEFAULT_PORT = 8080;
@@ -45,10 +48,22 @@ export interface ListenerSpec {
 
 /** A bound listener and what it was opened from. */
 export interface OpenListener {
-  readonly listener: Deno.Listener;
+  readonly listener: Listener;
   readonly spec: ListenerSpec;
+  /** Where it listens (for one that binds asynchronously, once bound). */
   readonly address: ListenAddress;
 }
+
+/** What the server tells every listener it opens. */
+export interface BindOptions {
+  /** Whether HTTP/2 is offered over TLS. */
+  readonly http2: boolean;
+  /** The `Server` / `X-Service-Build` value of answers made by a listener. */
+  readonly serverHeader: string;
+}
+
+/** The ways a TLS listener treats plain HTTP, for messages. */
+const PLAIN_HTTP_MODES = ["alert", "answer"];
 
 /**
  * Reads the listeners a server's options describe: the `listeners` list,
@@ -103,6 +118,14 @@ function specOf(options: ListenerOptions, where: string): ListenerSpec {
       throw new TypeError(`Cannot use "${where}path": it is empty`);
     }
   }
+  const plainHttp = options.tls?.plainHttp;
+  if (plainHttp !== undefined && !PLAIN_HTTP_MODES.includes(plainHttp)) {
+    throw new TypeError(
+      `Cannot use "${where}tls.plainHttp" ${
+        JSON.stringify(plainHttp)
+      }: expected "alert" or "answer"`,
+    );
+  }
   if (
     port !== undefined &&
     (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -129,22 +152,45 @@ function specOf(options: ListenerOptions, where: string): ListenerSpec {
  * closed again.
  *
  * @param specs The listeners.
- * @param http2 Whether HTTP/2 is offered over TLS.
- * @returns The bound listeners, in order.
+ * @param options HTTP/2 and the server's name.
+ * @returns The bound listeners, in order; see {@linkcode listenersBound}
+ * for those that bind asynchronously.
  * @throws {Deno.errors.AddrInUse} When an address is taken.
  */
 export function openListeners(
   specs: readonly ListenerSpec[],
-  http2: boolean,
+  options: BindOptions,
 ): OpenListener[] {
   const open: OpenListener[] = [];
   try {
-    for (const spec of specs) open.push(openListener(spec, http2));
+    for (const spec of specs) open.push(openListener(spec, options));
   } catch (error) {
     closeListeners(open);
     throw error;
   }
   return open;
+}
+
+/**
+ * Waits for the listeners that bind asynchronously (those that answer plain
+ * HTTP on a TLS port, through `node:net`); when one fails, all are closed.
+ *
+ * @param open The listeners {@linkcode openListeners} returned.
+ * @returns `undefined` when every listener is bound already, else a promise
+ * that settles once all are.
+ * @throws {Deno.errors.AddrInUse} (as a rejection) When an address is taken.
+ */
+export function listenersBound(
+  open: readonly OpenListener[],
+): Promise<void> | undefined {
+  const pending = open.flatMap(({ listener }) =>
+    listener.bound === undefined ? [] : [listener.bound]
+  );
+  if (pending.length === 0) return undefined;
+  return Promise.all(pending).then(() => {}, (error) => {
+    closeListeners(open);
+    throw error;
+  });
 }
 
 /**
@@ -174,16 +220,28 @@ export function closeListeners(open: readonly OpenListener[]): void {
  * Binds one listener and describes where it listens.
  *
  * @param spec The listener.
- * @param http2 Whether HTTP/2 is offered over TLS.
+ * @param options HTTP/2 and the server's name.
  * @returns The bound listener.
  * @throws {Deno.errors.AddrInUse} When the address is taken.
  */
-export function openListener(spec: ListenerSpec, http2: boolean): OpenListener {
-  const listener = bind(spec, http2);
-  return { listener, spec, address: addressOf(listener, spec) };
+export function openListener(
+  spec: ListenerSpec,
+  options: BindOptions,
+): OpenListener {
+  const listener = bind(spec, options);
+  if (listener.bound === undefined) {
+    return { listener, spec, address: addressOf(listener, spec) };
+  }
+  return {
+    listener,
+    spec,
+    get address() {
+      return addressOf(listener, spec);
+    },
+  };
 }
 
-function bind(spec: ListenerSpec, http2: boolean): Deno.Listener {
+function bind(spec: ListenerSpec, options: BindOptions): Listener {
   if (spec.transport === "unix") {
     return Deno.listen({ transport: "unix", path: spec.path });
   }
@@ -193,20 +251,34 @@ function bind(spec: ListenerSpec, http2: boolean): Deno.Listener {
   if (tls === undefined) {
     return Deno.listen({ hostname, port, transport: "tcp", ...reuse });
   }
+  const alpnProtocols = spec.alpnProtocols ??
+    (options.http2 ? ["h2", "http/1.1"] : ["http/1.1"]);
+  const pem = { cert: tls.cert, key: tls.key };
+  if (tls.plainHttp === "answer") {
+    // Load the pair as the default listener does, so a bad one fails here.
+    Deno.listenTls({ hostname, port: 0, ...pem }).close();
+    const { serverHeader } = options;
+    return new NodeTlsListener({
+      hostname,
+      port,
+      reusePort: spec.reusePort,
+      ...pem,
+      alpnProtocols,
+      answer: () => plainHttpAnswer(serverHeader),
+    });
+  }
   return Deno.listenTls(
     {
       hostname,
       port,
-      cert: tls.cert,
-      key: tls.key,
-      alpnProtocols: spec.alpnProtocols ??
-        (http2 ? ["h2", "http/1.1"] : ["http/1.1"]),
+      ...pem,
+      alpnProtocols,
       ...reuse,
     } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
   );
 }
 
-function addressOf(listener: Deno.Listener, spec: ListenerSpec): ListenAddress {
+function addressOf(listener: Listener, spec: ListenerSpec): ListenAddress {
   const addr = listener.addr;
   if (addr.transport === "unix" || addr.transport === "unixpacket") {
     return { transport: "unix", path: addr.path || spec.path, secure: false };
@@ -228,7 +300,7 @@ function addressOf(listener: Deno.Listener, spec: ListenerSpec): ListenAddress {
  * @param conn The accepted connection.
  * @returns The address text.
  */
-export function remoteAddressOf(conn: Deno.Conn): string {
+export function remoteAddressOf(conn: Conn): string {
   const addr = conn.remoteAddr;
   if (addr.transport === "tcp" || addr.transport === "udp") {
     return addr.hostname;

@@ -8,6 +8,62 @@ import type { Handler } from "../../handler.ts";
 import type { ServerLimits } from "../../limits.ts";
 import type { Request } from "../../request.ts";
 
+/**
+ * The parts of a socket the drivers use. `Deno.Conn` has them; so does the
+ * `node:tls` adapter of listeners that answer plain HTTP on a TLS port
+ * (`internal/conn/node_tls.ts`).
+ */
+export interface Conn {
+  /** The peer's address. */
+  readonly remoteAddr: Deno.Addr;
+  /**
+   * Reads into `p`.
+   *
+   * @returns How many bytes were read, or `null` at the end of the stream.
+   */
+  read(p: Uint8Array): Promise<number | null>;
+  /**
+   * Writes from `p`; `p` may be reused once the promise settles.
+   *
+   * @returns How many bytes were written, from the start of `p`.
+   */
+  write(p: Uint8Array): Promise<number>;
+  /** Ends the sending side (TCP FIN, after TLS close_notify). */
+  closeWrite(): Promise<void>;
+  /** Closes the socket. */
+  close(): void;
+}
+
+/** A TLS socket: the handshake tells which protocol ALPN chose. */
+export interface TlsConn extends Conn {
+  /** Completes the handshake; `alpnProtocol` is `null` when none was agreed. */
+  handshake(): Promise<{ alpnProtocol: string | null }>;
+}
+
+/** A bound listener: `Deno.Listener`, or the `node:tls` one. */
+export interface Listener {
+  /** The bound address. */
+  readonly addr: Deno.Addr;
+  /**
+   * Waits for the next connection.
+   *
+   * @throws {Deno.errors.BadResource} Once the listener is closed.
+   */
+  accept(): Promise<Conn>;
+  /** Stops listening. */
+  close(): void;
+  /**
+   * For a listener that binds asynchronously: settles once it is bound, or
+   * rejects with the reason it could not be.
+   */
+  readonly bound?: Promise<void>;
+  /**
+   * For a listener that can: replaces the certificate and key for the
+   * connections accepted from now on, without binding again.
+   */
+  setCertificate?(cert: string, key: string): void;
+}
+
 /** What every connection of one server shares. */
 export interface ServerContext {
   /** The application's handler; call it through `dispatch()`. */
@@ -48,7 +104,7 @@ export interface ServedConnection {
  * socket during protocol detection; the driver must process them first.
  */
 export type ConnectionDriver = (
-  conn: Deno.Conn,
+  conn: Conn,
   initial: Uint8Array,
   server: ServerContext,
   info: ConnectionInfo,

@@ -18,6 +18,7 @@ import {
   HANDLER_LENGTH,
 } from "../content_length.ts";
 import type {
+  Conn,
   ConnectionDriver,
   ConnectionInfo,
   ServedConnection,
@@ -93,7 +94,7 @@ class H1Connection implements ServedConnection {
   readonly closed: Promise<void>;
   deadline = 0;
 
-  #conn: Deno.Conn;
+  #conn: Conn;
   #server: ServerContext;
   #info: ConnectionInfo;
   #watcher: DeadlineWatcher;
@@ -128,7 +129,7 @@ class H1Connection implements ServedConnection {
   #upgraded: WsDriver | undefined;
 
   constructor(
-    conn: Deno.Conn,
+    conn: Conn,
     initial: Uint8Array,
     server: ServerContext,
     info: ConnectionInfo,

@@ -13,6 +13,7 @@ import { HttpHeaders } from "../../headers.ts";
 import { type BodyReader, createRequest, type Request } from "../../request.ts";
 import { Response } from "../../response.ts";
 import type {
+  Conn,
   ConnectionDriver,
   ConnectionInfo,
   ServedConnection,
@@ -208,7 +209,7 @@ interface StreamContext {
 
 class H2Driver implements H2ConnectionEvents {
   readonly served: ServedConnection;
-  #socket: Deno.Conn;
+  #socket: Conn;
   #server: ServerContext;
   #info: ConnectionInfo;
   #h2: H2Connection;
@@ -228,7 +229,7 @@ class H2Driver implements H2ConnectionEvents {
   #io: StreamIo | undefined;
 
   constructor(
-    socket: Deno.Conn,
+    socket: Conn,
     initial: Uint8Array,
     server: ServerContext,
     info: ConnectionInfo,

@@ -1,3 +1,4 @@
+import { concat } from "../../../tests/support/bytes.ts";
 import assert from "node:assert/strict";
 import { WebSocketProtocolError } from "./errors.ts";
 import { encodeFrame, Opcode, RSV1, RSV2, RSV3 } from "./frame.ts";
@@ -30,16 +31,6 @@ function frame(opcode: number, spec: Spec = {}): Uint8Array {
     rsv: spec.rsv,
     mask: spec.unmasked ? undefined : KEY,
   });
-}
-
-function join(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 type Seen = [string, string | number[]] | ["close", number, string];
@@ -101,7 +92,7 @@ function failure(
 }
 
 Deno.test("Receiver reads messages and control frames, whole or byte by byte", () => {
-  const bytes = join(
+  const bytes = concat(
     frame(Opcode.TEXT, { payload: "Hello" }),
     frame(Opcode.BINARY, { payload: [1, 2, 3] }),
     frame(Opcode.TEXT, { payload: "" }),
@@ -165,7 +156,7 @@ Deno.test("Receiver accepts a non-minimal length encoding", () => {
 });
 
 Deno.test("Receiver reports RSV1 as compression when it was agreed", () => {
-  const bytes = join(
+  const bytes = concat(
     frame(Opcode.TEXT, { payload: [0xf2, 0x48], rsv: RSV1, fin: false }),
     frame(Opcode.CONTINUATION, { payload: [0x07, 0x00] }),
     frame(Opcode.BINARY, { payload: [1], rsv: RSV1 }),
@@ -201,7 +192,7 @@ Deno.test("Receiver fails each malformed frame with its close code", () => {
     ["RSV3", frame(Opcode.BINARY, { rsv: RSV3 }), 1002],
     [
       "RSV1 on a continuation",
-      join(
+      concat(
         frame(Opcode.TEXT, { payload: "a", fin: false, rsv: RSV1 }),
         frame(Opcode.CONTINUATION, { payload: "b", rsv: RSV1 }),
       ),
@@ -241,7 +232,7 @@ Deno.test("Receiver fails each malformed frame with its close code", () => {
     ],
     [
       "text inside a fragmented text",
-      join(
+      concat(
         frame(Opcode.TEXT, { payload: "a", fin: false }),
         frame(Opcode.TEXT, { payload: "b" }),
       ),
@@ -249,7 +240,7 @@ Deno.test("Receiver fails each malformed frame with its close code", () => {
     ],
     [
       "binary inside a fragmented text",
-      join(
+      concat(
         frame(Opcode.TEXT, { payload: "a", fin: false }),
         frame(Opcode.BINARY, { payload: "b" }),
       ),
@@ -280,7 +271,7 @@ Deno.test("Receiver fails each malformed frame with its close code", () => {
     ],
     [
       "fragments that end inside a character",
-      join(
+      concat(
         frame(Opcode.TEXT, { payload: [0x61, 0xe2], fin: false }),
         frame(Opcode.CONTINUATION, { payload: [0x82] }),
       ),
@@ -296,7 +287,7 @@ Deno.test("Receiver fails each malformed frame with its close code", () => {
     ],
     [
       "fragments over the limit",
-      join(
+      concat(
         frame(Opcode.BINARY, { payload: new Uint8Array(60), fin: false }),
         frame(Opcode.CONTINUATION, { payload: new Uint8Array(41) }),
       ),
@@ -346,7 +337,7 @@ Deno.test("Receiver fails fast on invalid UTF-8 inside a fragmented text", () =>
 });
 
 Deno.test("Receiver reads nothing after a Close frame", () => {
-  const bytes = join(
+  const bytes = concat(
     frame(Opcode.CLOSE),
     frame(Opcode.TEXT, { payload: "ignored" }),
     Uint8Array.of(0xff, 0xff),
@@ -357,7 +348,7 @@ Deno.test("Receiver reads nothing after a Close frame", () => {
 Deno.test("Receiver keeps unread bytes when more arrive before the caller resumes", () => {
   const receiver = new Receiver({ maxMessageSize: 1024, compression: false });
   receiver.push(
-    join(
+    concat(
       frame(Opcode.TEXT, { payload: "a" }),
       frame(Opcode.TEXT, { payload: "b" }),
     ),
@@ -453,7 +444,7 @@ Deno.test("Receiver holds no more than 64 KiB for a header that claims 60 MiB", 
     0,
     ...KEY,
   );
-  receiver.push(join(header, new Uint8Array(10)));
+  receiver.push(concat(header, new Uint8Array(10)));
   assert.equal(receiver.next(), ReceiveEvent.NONE);
   const target = receiver.directTarget()!;
   // The view ends where the buffer does: what the first 64 KiB allocation

@@ -1,11 +1,12 @@
 /**
  * The transport of a WebSocket over HTTP/1.1: the TCP or TLS socket the
  * HTTP/1.1 driver handed over after writing the 101. The only WebSocket
- * code that reads or writes a `Deno.Conn`.
+ * code that reads or writes the socket.
  *
  * @module
  */
 import { connectionBuffers } from "../conn/buffer_pool.ts";
+import type { Conn } from "../conn/types.ts";
 import type { DeadlineWatcher, Watched } from "../conn/deadlines.ts";
 import { POOLED_FRAME_MIN, releaseFrame } from "./frame_pool.ts";
 import type { WsTransport, WsTransportEvents } from "./types.ts";
@@ -44,7 +45,7 @@ export interface SocketTransportOptions {
 export class SocketTransport implements WsTransport, Watched {
   deadline = 0;
   readonly recyclesFrames = true;
-  #conn: Deno.Conn;
+  #conn: Conn;
   #events: WsTransportEvents;
   #initial: Uint8Array;
   #buf = new Uint8Array(IDLE_READ_SIZE);
@@ -82,7 +83,7 @@ export class SocketTransport implements WsTransport, Watched {
    * @param options The send timeout.
    */
   constructor(
-    conn: Deno.Conn,
+    conn: Conn,
     initial: Uint8Array,
     events: WsTransportEvents,
     options: SocketTransportOptions,

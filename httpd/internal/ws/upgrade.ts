@@ -7,7 +7,7 @@
  */
 import type { Request } from "../../request.ts";
 import type { Response } from "../../response.ts";
-import type { ServerContext } from "../conn/types.ts";
+import type { Conn, ServerContext } from "../conn/types.ts";
 import { WsDriver } from "./driver.ts";
 import { SocketTransport } from "./socket_transport.ts";
 import type { PendingUpgrade } from "./types.ts";
@@ -84,7 +84,7 @@ export function createDriver(
  * @returns The running driver.
  */
 export function openOnSocket(
-  conn: Deno.Conn,
+  conn: Conn,
   initial: Uint8Array,
   upgrade: PendingUpgrade,
   server: ServerContext,
