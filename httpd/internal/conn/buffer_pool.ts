@@ -1,7 +1,8 @@
 /**
  * A pool of fixed-size byte buffers, so connection churn does not allocate:
- * a socket's read and write buffers come from here and go back when it
- * closes. Without it every connection's buffers live long enough to be
+ * a socket's read and write buffers come from here while it works and go
+ * back when it waits for its next request or closes, so an idle connection
+ * holds none. Without it every connection's buffers live long enough to be
  * promoted and are only freed by a full collection, which shows as RSS
  * growing with the number of connections ever served.
  *

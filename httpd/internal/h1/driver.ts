@@ -1,8 +1,9 @@
 /**
  * The HTTP/1.1 connection driver: the only HTTP/1.1 code that touches the
- * socket. It reads into one buffer, parses heads with the pure codec,
- * dispatches requests one at a time (so pipelined responses leave in order),
- * and batches the responses of pipelined requests into one write.
+ * socket. It reads into one buffer (the connection's small idle buffer
+ * between requests, a pooled one while it works), parses heads with the pure
+ * codec, dispatches requests one at a time (so pipelined responses leave in
+ * order), and batches the responses of pipelined requests into one write.
  *
  * @module
  */
