@@ -15,11 +15,8 @@
  */
 import { parseArgs } from "node:util";
 import {
-<<<<<<< HEAD
   cpuMs,
   duration,
-=======
->>>>>>> main
   h2load,
   type H2loadResult,
   have,
@@ -58,7 +55,6 @@ export interface H2BenchOptions {
   only?: string;
 }
 
-<<<<<<< HEAD
 /** One server and transport under test. */
 interface Target {
   name: string;
@@ -72,101 +68,6 @@ interface Figures {
   failed: number;
   cpuUs: number;
   latency: Latency[];
-=======
-/** A warm-up run, then the best of {@linkcode RUNS} runs. */
-async function measure(url: string, requests: number): Promise<H2loadResult> {
-  await h2load(url, Math.min(requests, 20_000));
-  let best: H2loadResult = { rps: 0, succeeded: 0, failed: 0 };
-  for (let i = 0; i < RUNS; i++) {
-    const result = await h2load(url, requests);
-    if (result.rps > best.rps) best = result;
-  }
-  return best;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-async function startNginx(
-  dir: string,
-): Promise<{ tls: number; h2c: number; stop: () => Promise<void> } | null> {
-  const nginx = "/usr/sbin/nginx";
-  try {
-    await Deno.stat(nginx);
-  } catch {
-    return null;
-  }
-  const tls = freePort();
-  const h2c = freePort();
-  const conf = `
-daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  default_type text/plain;
-  # h2load sends far more than nginx's default 1000 requests per connection.
-  keepalive_requests 10000000;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${tls} ssl http2;
-    ssl_certificate ${dir}/cert.pem;
-    ssl_certificate_key ${dir}/key.pem;
-    location / { return 200 "${HELLO}"; }
-  }
-  server {
-    listen 127.0.0.1:${h2c} http2;
-    location / { return 200 "${HELLO}"; }
-  }
-}
-`;
-  await Deno.writeTextFile(`${dir}/nginx.conf`, conf);
-  const child = new Deno.Command((await pin(0))[0] ?? nginx, {
-    args: [
-      ...(await pin(0)).slice(1),
-      ...((await pin(0)).length ? [nginx] : []),
-      "-p",
-      dir,
-      "-c",
-      `${dir}/nginx.conf`,
-    ],
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  // Wait until both ports accept connections.
-  for (const port of [tls, h2c]) {
-    const deadline = Date.now() + 10_000;
-    while (true) {
-      try {
-        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-        break;
-      } catch {
-        if (Date.now() > deadline) throw new Error("nginx did not start");
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  }
-  return {
-    tls,
-    h2c,
-    async stop() {
-      try {
-        child.kill("SIGQUIT");
-      } catch { /* gone */ }
-      await child.status;
-    },
-  };
->>>>>>> main
 }
 
 /**

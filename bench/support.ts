@@ -240,45 +240,6 @@ export async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The result of one h2load run. */
-export interface H2loadResult {
-  rps: number;
-  succeeded: number;
-  failed: number;
-}
-
-/** Runs h2load (16 connections, 32 streams each, one thread on CPU 1) against a URL. */
-export async function h2load(
-  url: string,
-  requests: number,
-): Promise<H2loadResult> {
-  const args = [
-    ...(await pin(1)),
-    "h2load",
-    "-c",
-    "16",
-    "-m",
-    "32",
-    "-t",
-    "1",
-    "-n",
-    String(requests),
-    url,
-  ];
-  const out = await new Deno.Command(args[0]!, {
-    args: args.slice(1),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(
-    text.match(/finished in [\d.]+\w+, ([\d.]+) req\/s/)?.[1] ?? 0,
-  );
-  const succeeded = Number(text.match(/(\d+) succeeded/)?.[1] ?? 0);
-  const failed = Number(text.match(/(\d+) failed/)?.[1] ?? 0);
-  return { rps, succeeded, failed };
-}
-
 /** Resident set size of a process in KiB (Linux), summed over the process tree root only. */
 export async function rssKiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);

@@ -79,10 +79,11 @@ async function wrkRun(port: number, pid: number): Promise<Run> {
 async function h2loadRun(port: number, pid: number): Promise<Run> {
   const before = cpuSeconds(pid);
   // Over TLS, h2load fails every request unless ALPN chose h2.
-  const result = await h2load(
-    `https://127.0.0.1:${port}/`,
-    Number(values.requests),
-  );
+  const result = await h2load(`https://127.0.0.1:${port}/`, {
+    connections: 16,
+    streams: 32,
+    requests: Number(values.requests),
+  });
   const cpu = cpuSeconds(pid) - before;
   if (result.succeeded === 0 || result.failed > 0) {
     throw new Error(`h2load failed: ${JSON.stringify(result)}`);
