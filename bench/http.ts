@@ -9,7 +9,10 @@
  *
  * Each server gets 3 alternating rounds; throughput keeps its best figure,
  * CPU time its lowest, latency percentiles their median over the rounds.
- * Flags: `--seconds N` per wrk run (default 5), `--skip-rss`, `--skip-h2`.
+ * Flags: `--seconds N` per wrk run (default 5), `--skip-rss`, `--skip-h2`,
+ * `--rss-only` (just the RSS part), `--v8-flags F` (the RSS part also runs
+ * @org/httpd started with `--v8-flags=F`, such as
+ * `--max-semi-space-size=2`).
  *
  * @module
  */
@@ -35,6 +38,8 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     "skip-rss": { type: "boolean", default: false },
     "skip-h2": { type: "boolean", default: false },
+    "rss-only": { type: "boolean", default: false },
+    "v8-flags": { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
@@ -111,122 +116,127 @@ interface Figures {
   errors: number;
 }
 
-// All servers run at once (idle ones cost nothing) and take turns, round
-// after round; each keeps its best throughput, which damps interference
-// from anything else on the machine, and the median of its latencies.
-const ROUNDS = 3;
-const results = new Map<string, Figures>();
-const targets: Target[] = [];
-const nginxDir = await Deno.makeTempDir({ prefix: "bench_http" });
-try {
-  for (const [name, cmd] of commands) targets.push(await start(name, cmd));
-  const nginx = await startNginx(nginxDir, HELLO, { tls: false });
-  if (nginx) {
-    targets.push({
-      name: "nginx",
-      port: nginx.http,
-      cpuMs: () => nginx.cpuMs(),
-      rssKiB: () => nginx.rssKiB(),
-      stop: () => nginx.stop(),
-    });
-  } else console.log("nginx is not installed at /usr/sbin/nginx: left out");
-  for (const target of targets) {
-    results.set(target.name, {
-      keepAlive: 0,
-      pipelined: 0,
-      cpuUs: Infinity,
-      loaded: [],
-      unloaded: [],
-      errors: 0,
-    });
-    await wrk(`http://127.0.0.1:${target.port}/`, { seconds: 1 }); // warm-up
-  }
-  for (let round = 0; round < ROUNDS; round++) {
+if (!values["rss-only"]) await throughputAndLatency();
+
+async function throughputAndLatency(): Promise<void> {
+  // All servers run at once (idle ones cost nothing) and take turns, round
+  // after round; each keeps its best throughput, which damps interference
+  // from anything else on the machine, and the median of its latencies.
+  const ROUNDS = 3;
+  const results = new Map<string, Figures>();
+  const targets: Target[] = [];
+  const nginxDir = await Deno.makeTempDir({ prefix: "bench_http" });
+  try {
+    for (const [name, cmd] of commands) targets.push(await start(name, cmd));
+    const nginx = await startNginx(nginxDir, HELLO, { tls: false });
+    if (nginx) {
+      targets.push({
+        name: "nginx",
+        port: nginx.http,
+        cpuMs: () => nginx.cpuMs(),
+        rssKiB: () => nginx.rssKiB(),
+        stop: () => nginx.stop(),
+      });
+    } else console.log("nginx is not installed at /usr/sbin/nginx: left out");
     for (const target of targets) {
-      const url = `http://127.0.0.1:${target.port}/`;
-      const figures = results.get(target.name)!;
-      const cpuBefore = await target.cpuMs();
-      const keepAlive = await wrk(url, { seconds, latency: true });
-      const cpu = (await target.cpuMs()) - cpuBefore;
-      const pipelined = await wrk(url, {
-        seconds,
-        script: pipeline,
-        scriptArgs: ["16"],
+      results.set(target.name, {
+        keepAlive: 0,
+        pipelined: 0,
+        cpuUs: Infinity,
+        loaded: [],
+        unloaded: [],
+        errors: 0,
       });
-      const single = await wrk(url, {
-        seconds,
-        connections: 1,
-        latency: true,
-      });
-      figures.errors += keepAlive.errors + pipelined.errors + single.errors;
-      figures.keepAlive = Math.max(figures.keepAlive, keepAlive.rps);
-      figures.pipelined = Math.max(figures.pipelined, pipelined.rps);
-      if (keepAlive.requests > 0) {
-        figures.cpuUs = Math.min(
-          figures.cpuUs,
-          (cpu * 1000) / keepAlive.requests,
-        );
-      }
-      figures.loaded.push(keepAlive.latency!);
-      figures.unloaded.push(single.latency!);
+      await wrk(`http://127.0.0.1:${target.port}/`, { seconds: 1 }); // warm-up
     }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of targets) {
+        const url = `http://127.0.0.1:${target.port}/`;
+        const figures = results.get(target.name)!;
+        const cpuBefore = await target.cpuMs();
+        const keepAlive = await wrk(url, { seconds, latency: true });
+        const cpu = (await target.cpuMs()) - cpuBefore;
+        const pipelined = await wrk(url, {
+          seconds,
+          script: pipeline,
+          scriptArgs: ["16"],
+        });
+        const single = await wrk(url, {
+          seconds,
+          connections: 1,
+          latency: true,
+        });
+        figures.errors += keepAlive.errors + pipelined.errors + single.errors;
+        figures.keepAlive = Math.max(figures.keepAlive, keepAlive.rps);
+        figures.pipelined = Math.max(figures.pipelined, pipelined.rps);
+        if (keepAlive.requests > 0) {
+          figures.cpuUs = Math.min(
+            figures.cpuUs,
+            (cpu * 1000) / keepAlive.requests,
+          );
+        }
+        figures.loaded.push(keepAlive.latency!);
+        figures.unloaded.push(single.latency!);
+      }
+    }
+  } finally {
+    for (const target of targets) await target.stop();
+    await Deno.remove(nginxDir, { recursive: true });
   }
-} finally {
-  for (const target of targets) await target.stop();
-}
 
-const ours = results.get("@org/httpd")!;
-const throughputRows = [...results].map(([name, r]) => [
-  name,
-  Math.round(r.keepAlive),
-  ratio(ours.keepAlive, r.keepAlive),
-  Math.round(r.pipelined),
-  ratio(ours.pipelined, r.pipelined),
-  r.cpuUs === Infinity ? "?" : r.cpuUs.toFixed(1),
-]);
-const latencyRows = [...results].map(([name, r]) => {
-  const loaded = medianLatency(r.loaded);
-  const unloaded = medianLatency(r.unloaded);
-  return [
+  const ours = results.get("@org/httpd")!;
+  const throughputRows = [...results].map(([name, r]) => [
     name,
-    duration(loaded.p50),
-    duration(loaded.p90),
-    duration(loaded.p99),
-    duration(unloaded.p50),
-    duration(unloaded.p90),
-    duration(unloaded.p99),
-  ];
-});
-const errors = [...results]
-  .filter(([, r]) => r.errors > 0)
-  .map(([name, r]) => `${name}: ${r.errors} errors or non-2xx responses`);
+    Math.round(r.keepAlive),
+    ratio(ours.keepAlive, r.keepAlive),
+    Math.round(r.pipelined),
+    ratio(ours.pipelined, r.pipelined),
+    r.cpuUs === Infinity ? "?" : r.cpuUs.toFixed(1),
+  ]);
+  const latencyRows = [...results].map(([name, r]) => {
+    const loaded = medianLatency(r.loaded);
+    const unloaded = medianLatency(r.unloaded);
+    return [
+      name,
+      duration(loaded.p50),
+      duration(loaded.p90),
+      duration(loaded.p99),
+      duration(unloaded.p50),
+      duration(unloaded.p90),
+      duration(unloaded.p99),
+    ];
+  });
+  const errors = [...results]
+    .filter(([, r]) => r.errors > 0)
+    .map(([name, r]) => `${name}: ${r.errors} errors or non-2xx responses`);
 
-const report = [
-  `HTTP/1.1 "${HELLO}", wrk -t1 -d${seconds}s; keep-alive -c64 --latency; pipelined = 16 requests per write, -c64; unloaded = -c1 --latency. ` +
-  `${ROUNDS} alternating rounds: best req/s, lowest CPU per request, median of each percentile.`,
-  `Machine: ${await machine()}; servers on core 0, wrk on core 1.`,
-  ...errors,
-  "",
-  table([
-    "server",
-    "req/s keep-alive",
-    "ours ÷ this",
-    "req/s pipelined",
-    "ours ÷ this",
-    "CPU µs/req",
-  ], throughputRows),
-  "",
-  table([
-    "server",
-    "-c64 p50",
-    "-c64 p90",
-    "-c64 p99",
-    "-c1 p50",
-    "-c1 p90",
-    "-c1 p99",
-  ], latencyRows),
-];
-console.log(report.join("\n"));
+  const report = [
+    `HTTP/1.1 "${HELLO}", wrk -t1 -d${seconds}s; keep-alive -c64 --latency; pipelined = 16 requests per write, -c64; unloaded = -c1 --latency. ` +
+    `${ROUNDS} alternating rounds: best req/s, lowest CPU per request, median of each percentile.`,
+    `Machine: ${await machine()}; servers on core 0, wrk on core 1.`,
+    ...errors,
+    "",
+    table([
+      "server",
+      "req/s keep-alive",
+      "ours ÷ this",
+      "req/s pipelined",
+      "ours ÷ this",
+      "CPU µs/req",
+    ], throughputRows),
+    "",
+    table([
+      "server",
+      "-c64 p50",
+      "-c64 p90",
+      "-c64 p99",
+      "-c1 p50",
+      "-c1 p90",
+      "-c1 p99",
+    ], latencyRows),
+  ];
+  console.log(report.join("\n"));
+}
 
 if (!values["skip-rss"]) {
   // RSS growth under the same load for us and Deno.serve: after 100k and
@@ -235,7 +245,18 @@ if (!values["skip-rss"]) {
   // last figure tells a leak (still growing) from V8 sizing its heap
   // (steps, then flat).
   const rows: (string | number)[][] = [];
-  for (const [name, cmd] of commands.slice(0, 2)) {
+  const flags = values["v8-flags"];
+  const measured = commands.slice(0, 2);
+  if (flags !== undefined) {
+    const [, ours] = commands[0]!;
+    const at = ours.indexOf("run") + 1;
+    measured.push([`@org/httpd --v8-flags=${flags}`, [
+      ...ours.slice(0, at),
+      `--v8-flags=${flags}`,
+      ...ours.slice(at),
+    ]]);
+  }
+  for (const [name, cmd] of measured) {
     const target = await start(name, cmd);
     const samples: [number, number][] = [];
     let served = 0;
@@ -275,7 +296,7 @@ if (!values["skip-rss"]) {
   ].join("\n"));
 }
 
-if (!values["skip-h2"]) {
+if (!values["skip-h2"] && !values["rss-only"]) {
   const h2 = new URL("./h2.ts", import.meta.url);
   try {
     await Deno.stat(h2);
@@ -285,4 +306,3 @@ if (!values["skip-h2"]) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
 }
-await Deno.remove(nginxDir, { recursive: true });

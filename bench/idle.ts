@@ -11,6 +11,8 @@
  * Each figure is (RSS after − RSS before) ÷ N, in KiB, after a warm-up of
  * 100 connections that open, ask and close, so that code compiled on the
  * first requests is not counted. Best (lowest) of `--rounds` fresh servers.
+ * `--v8-flags F` adds @org/httpd started with `--v8-flags=F` (such as
+ * `--max-semi-space-size=1`, to see what V8's young generation adds).
  *
  * @module
  */
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "2000" },
     rounds: { type: "string", default: "2" },
     only: { type: "string" },
+    "v8-flags": { type: "string" },
   },
 });
 const count = Number(values.connections);
@@ -215,6 +218,21 @@ try {
           tls,
           cmd: [...deno, "bench/servers/httpd_hello.ts", "0", ...cert],
         },
+        ...(values["v8-flags"] === undefined ? [] : [{
+          name: `@org/httpd --v8-flags=${values["v8-flags"]}`,
+          protocol,
+          tls,
+          cmd: [
+            ...core0,
+            Deno.execPath(),
+            "run",
+            "-A",
+            `--v8-flags=${values["v8-flags"]}`,
+            "bench/servers/httpd_hello.ts",
+            "0",
+            ...cert,
+          ],
+        }]),
         {
           name: "Deno.serve",
           protocol,

@@ -100,6 +100,16 @@ function micros(text: string): number {
   return Number(match[1]) * scale;
 }
 
+/** Runs a command line (the first element is the program) and returns its output. */
+async function stdoutOf(args: string[]): Promise<string> {
+  const out = await new Deno.Command(args[0]!, {
+    args: args.slice(1),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
 /** Runs wrk against a URL. */
 export async function wrk(
   url: string,
@@ -124,12 +134,7 @@ export async function wrk(
     url,
     ...(options.scriptArgs?.length ? ["--", ...options.scriptArgs] : []),
   ];
-  const out = await new Deno.Command(args[0]!, {
-    args: args.slice(1),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
+  const text = await stdoutOf(args);
   const requests = Number(text.match(/(\d+) requests in/)?.[1] ?? 0);
   const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0);
   const errors =
@@ -182,12 +187,7 @@ export async function h2load(
       `--log-file=${log}`,
       url,
     ];
-    const out = await new Deno.Command(args[0]!, {
-      args: args.slice(1),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
+    const text = await stdoutOf(args);
     const rps = Number(
       text.match(/finished in [\d.]+\w+, ([\d.]+) req\/s/)?.[1] ?? 0,
     );

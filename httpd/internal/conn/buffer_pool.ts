@@ -1,7 +1,8 @@
 /**
  * A pool of fixed-size byte buffers, so connection churn does not allocate:
- * a socket's read and write buffers come from here and go back when it
- * closes. Without it every connection's buffers live long enough to be
+ * a socket's read and write buffers come from here while it works and go
+ * back when it waits for its next request or closes, so an idle connection
+ * holds none. Without it every connection's buffers live long enough to be
  * promoted and are only freed by a full collection, which shows as RSS
  * growing with the number of connections ever served.
  *
@@ -10,6 +11,15 @@
 
 /** Size of the buffers a connection reads into and writes from. */
 export const CONNECTION_BUFFER_SIZE = 16 * 1024;
+/**
+ * The read buffer a connection owns for waiting on its next request (a
+ * pending read pins its buffer, so idle connections cannot share one): a
+ * request as curl, wrk, an API client or a browser without large cookies
+ * sends it fits, and so do HTTP/2 HEADERS, PING and WINDOW_UPDATE frames.
+ * Longer input moves on to a pooled buffer. Small, because thousands of idle
+ * keep-alive connections each hold one.
+ */
+export const IDLE_BUFFER_SIZE = 1024;
 /** Buffers kept for reuse: enough for 512 connections' read and write sides,
  * 16 MiB at most; beyond that released buffers are left to the collector. */
 export const MAX_POOLED_BUFFERS = 1024;

@@ -7,7 +7,7 @@
 
 /** The first bytes of the HTTP/2 client connection preface: "PRI * HTTP/2.0". */
 const PREFACE_START = new TextEncoder().encode("PRI * HTTP/2.0");
-import { connectionBuffers } from "./buffer_pool.ts";
+import { IDLE_BUFFER_SIZE } from "./buffer_pool.ts";
 import type { Conn } from "./types.ts";
 
 /** The result of {@linkcode detectProtocol}. */
@@ -15,8 +15,8 @@ export interface Detected {
   /** `h2` when the bytes start the HTTP/2 preface, else `http/1.1`. */
   protocol: "h2" | "http/1.1";
   /**
-   * Bytes read so far, a view at the start of a pooled buffer; the driver
-   * processes them first and may adopt the buffer (then releases it).
+   * Bytes read so far, a view at the start of a buffer of
+   * `IDLE_BUFFER_SIZE` bytes that the driver adopts as its idle buffer.
    */
   initial: Uint8Array;
 }
@@ -36,7 +36,7 @@ export async function detectProtocol(
   conn: Conn,
   timeoutMs: number,
 ): Promise<Detected | null> {
-  const buf = connectionBuffers.acquire();
+  const buf = new Uint8Array(IDLE_BUFFER_SIZE);
   let filled = 0;
   const timer = setTimeout(() => {
     try {
@@ -48,10 +48,7 @@ export async function detectProtocol(
   try {
     while (true) {
       const n = await conn.read(buf.subarray(filled));
-      if (n === null) {
-        connectionBuffers.release(buf);
-        return null;
-      }
+      if (n === null) return null;
       filled += n;
       const compared = Math.min(filled, PREFACE_START.length);
       for (let i = 0; i < compared; i++) {

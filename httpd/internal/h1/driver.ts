@@ -1,8 +1,9 @@
 /**
  * The HTTP/1.1 connection driver: the only HTTP/1.1 code that touches the
- * socket. It reads into one buffer, parses heads with the pure codec,
- * dispatches requests one at a time (so pipelined responses leave in order),
- * and batches the responses of pipelined requests into one write.
+ * socket. It reads into one buffer (the connection's small idle buffer
+ * between requests, a pooled one while it works), parses heads with the pure
+ * codec, dispatches requests one at a time (so pipelined responses leave in
+ * order), and batches the responses of pipelined requests into one write.
  *
  * @module
  */
@@ -27,6 +28,7 @@ import type {
 import {
   CONNECTION_BUFFER_SIZE,
   connectionBuffers,
+  IDLE_BUFFER_SIZE,
 } from "../conn/buffer_pool.ts";
 import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
 import { httpDate } from "../date.ts";
@@ -49,10 +51,13 @@ import type { WsDriver } from "../ws/driver.ts";
 import { openOnSocket, takeUpgrade } from "../ws/upgrade.ts";
 import type { PendingUpgrade } from "../ws/types.ts";
 
-/** Read and write buffers (pooled): a typical head, or a pipelined burst of
- * responses, fits; both grow on demand and shrink back after. */
-const READ_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
+/** The write buffer (pooled): a pipelined burst of responses fits; it grows
+ * on demand and shrinks back after. A connection holds it, and a pooled read
+ * buffer, only while it works: waiting for its next request, it gives both
+ * back to the pool and reads into its small idle buffer, where a short head
+ * is parsed in place; a longer head moves to a pooled buffer. */
 const WRITE_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
+const NO_BYTES = new Uint8Array(0);
 /** In-memory bodies up to this size are copied next to their head (one write). */
 const COPY_BODY_LIMIT = 16 * 1024;
 /** Up to this length, ASCII text is copied by a loop: cheaper than an encoder call. */
@@ -96,9 +101,12 @@ class H1Connection implements ServedConnection {
   #watcher: DeadlineWatcher;
   #parser: HeadParser;
   #buf: Uint8Array;
+  /** The small read buffer of the idle connection, made on first idle. */
+  #idleBuf: Uint8Array | undefined;
   #start: number;
   #end: number;
-  #out = connectionBuffers.acquire();
+  /** The pooled write buffer while a response is built; empty when idle. */
+  #out: Uint8Array = NO_BYTES;
   #outLen = 0;
   #phase = IDLE;
   #served = 0;
@@ -132,12 +140,16 @@ class H1Connection implements ServedConnection {
     this.#info = info;
     this.#parser = new HeadParser(server.limits);
     if (
-      initial.buffer.byteLength === READ_BUFFER_SIZE && initial.byteOffset === 0
+      initial.buffer.byteLength === IDLE_BUFFER_SIZE && initial.byteOffset === 0
     ) {
-      // Adopt the pooled buffer protocol detection read into.
-      this.#buf = new Uint8Array(initial.buffer);
+      // Adopt the buffer protocol detection read into as the idle buffer.
+      this.#buf = this.#idleBuf = new Uint8Array(initial.buffer);
       this.#start = 0;
       this.#end = initial.byteLength;
+    } else if (initial.byteLength === 0) {
+      // TLS: the first read goes into the idle buffer.
+      this.#buf = NO_BYTES;
+      this.#start = this.#end = 0;
     } else {
       this.#buf = connectionBuffers.acquire();
       this.#buf.set(initial);
@@ -206,6 +218,7 @@ class H1Connection implements ServedConnection {
       }
       connectionBuffers.release(this.#buf);
       connectionBuffers.release(this.#out);
+      this.#buf = this.#out = NO_BYTES;
       if (upgraded === undefined) this.#resolveClosed();
       // The socket now belongs to the WebSocket.
       else upgraded.closed.then(this.#resolveClosed);
@@ -234,16 +247,13 @@ class H1Connection implements ServedConnection {
           while (off < data.byteLength) {
             off += await this.#conn.write(data.subarray(off));
           }
-          if (this.#out.length > WRITE_BUFFER_SIZE) {
-            this.#out = connectionBuffers.acquire();
-          }
         }
         // A read started while a response streamed (`#watchPeer`) is still
         // filling the buffer after `#end`: it becomes this read.
         const watching = this.#pendingRead;
         if (this.#start === this.#end) {
           if (this.#stopping) return;
-          if (watching === undefined) this.#start = this.#end = 0;
+          if (watching === undefined) this.#idle();
           this.#phase = IDLE;
           this.deadline = Date.now() +
             (this.#served === 0
@@ -287,9 +297,33 @@ class H1Connection implements ServedConnection {
     }
   }
 
+  /**
+   * Waits for the next request without pooled buffers: the read buffer goes
+   * back to the pool (the write buffer already did), and the next read goes
+   * into the connection's small idle buffer.
+   */
+  #idle(): void {
+    this.#start = this.#end = 0;
+    this.#bodyScratch = undefined;
+    // Written already; taken again by the next response.
+    connectionBuffers.release(this.#out);
+    this.#out = NO_BYTES;
+    const buf = this.#buf;
+    if (buf === this.#idleBuf) return;
+    connectionBuffers.release(buf);
+    this.#buf = this.#idleBuf ??= new Uint8Array(IDLE_BUFFER_SIZE);
+  }
+
   /** Frees space after `#end`: moves unread bytes to the front, or grows. */
   #makeRoom(): void {
-    if (this.#start > 0) {
+    if (this.#buf === this.#idleBuf) {
+      // A head longer than the idle buffer: on to a pooled one.
+      const pooled = connectionBuffers.acquire();
+      pooled.set(this.#buf.subarray(this.#start, this.#end));
+      this.#buf = pooled;
+      this.#end -= this.#start;
+      this.#start = 0;
+    } else if (this.#start > 0) {
       this.#buf.copyWithin(0, this.#start, this.#end);
       this.#end -= this.#start;
       this.#start = 0;
@@ -582,6 +616,7 @@ class H1Connection implements ServedConnection {
   }
 
   #append(text: string): void {
+    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
     if (text.length * 3 > this.#out.length - this.#outLen) {
       const bytes = encoder.encode(text);
       this.#appendBytes(bytes);
@@ -596,6 +631,7 @@ class H1Connection implements ServedConnection {
 
   /** Appends text known to be ASCII; short text skips the encoder call. */
   #appendAscii(text: string): void {
+    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
     if (
       text.length > SHORT_TEXT || text.length > this.#out.length - this.#outLen
     ) {
@@ -608,6 +644,7 @@ class H1Connection implements ServedConnection {
   }
 
   #appendBytes(bytes: Uint8Array): void {
+    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
     if (bytes.byteLength > this.#out.length - this.#outLen) {
       // Rare: flush synchronously-ordered by queueing a copy.
       const grown = new Uint8Array(

@@ -179,18 +179,26 @@ class Stream implements QueuedStream {
   }
 }
 
-/** The last few stream ids of some kind, in a fixed ring. */
+/**
+ * The last few stream ids of some kind, in a ring that grows to its size as
+ * ids come (a connection that served one stream holds one id).
+ */
 class IdRing {
-  #ids: Int32Array;
+  #ids: number[] = [];
+  #size: number;
   #next = 0;
 
   constructor(size: number) {
-    this.#ids = new Int32Array(size);
+    this.#size = size;
   }
 
   add(id: number): void {
+    if (this.#ids.length < this.#size) {
+      this.#ids.push(id);
+      return;
+    }
     this.#ids[this.#next] = id;
-    this.#next = (this.#next + 1) % this.#ids.length;
+    this.#next = (this.#next + 1) % this.#size;
   }
 
   has(id: number): boolean {
@@ -358,6 +366,14 @@ export class H2Connection {
   /** The error that ended the connection, if one did. */
   get error(): ConnectionError | undefined {
     return this.#error;
+  }
+
+  /** Whether a stream may still receive DATA: a request body is coming. */
+  get receiving(): boolean {
+    for (const stream of this.#streams.values()) {
+      if (canReceive(stream.state)) return true;
+    }
+    return false;
   }
 
   /** Bytes of frames queued and not yet taken. */
@@ -715,6 +731,15 @@ export class H2Connection {
    */
   takeOutput(now: number): Uint8Array | null {
     return this.#sendQueue.take(this.#peer.maxFrameSize, now);
+  }
+
+  /**
+   * Gives the output buffers back to the shared pool when nothing is queued;
+   * the next frame takes one again. Only while no write is pending: the
+   * bytes of the last {@linkcode H2Connection.takeOutput} must be written.
+   */
+  releaseOutput(): void {
+    this.#writer.release();
   }
 
   /** Tells the connection a write completed: queued control frames left. */

@@ -38,6 +38,7 @@ import {
   WebSocketStream,
   WebSocketTunnel,
 } from "./websocket_stream.ts";
+import { connectionBuffers, IDLE_BUFFER_SIZE } from "../conn/buffer_pool.ts";
 import {
   createDriver,
   markExtendedConnect,
@@ -49,8 +50,6 @@ import {
   MIN_MAX_FRAME_SIZE,
 } from "./settings.ts";
 
-/** Size of the reusable read buffer: a few TLS records or TCP segments. */
-const READ_BUFFER_SIZE = 64 * 1024;
 /**
  * How long the final GOAWAY may take to leave before the socket is closed
  * anyway: a peer that stopped reading must not hold the connection.
@@ -290,13 +289,24 @@ class H2Driver implements H2ConnectionEvents {
     this.#timer = setTimeout(this.#tick, this.#tickMs);
     if (initial.length > 0) this.#h2.receive(initial, Date.now());
     this.#flush();
-    this.#reading = this.#readLoop();
+    // receive() kept nothing: detection's buffer becomes the idle buffer.
+    this.#reading = this.#readLoop(
+      initial.buffer.byteLength === IDLE_BUFFER_SIZE && initial.byteOffset === 0
+        ? new Uint8Array(initial.buffer)
+        : new Uint8Array(IDLE_BUFFER_SIZE),
+    );
   }
 
   // ---- I/O ----
 
-  async #readLoop(): Promise<void> {
-    const buf = new Uint8Array(READ_BUFFER_SIZE);
+  /**
+   * Reads into the connection's small `idle` buffer while it is quiet (the
+   * pending read of an idle connection pins it); while more is waiting (a
+   * read filled its buffer) or a request body is coming, into a pooled
+   * buffer instead, given back when the connection is quiet again.
+   */
+  async #readLoop(idle: Uint8Array): Promise<void> {
+    let pooled: Uint8Array | undefined;
     const h2 = this.#h2;
     // Time spent on reads that found the socket full: the peer is ahead of
     // us. Past BUSY_SLICE_MS of it, the event loop gets a turn, so other
@@ -304,10 +314,21 @@ class H2Driver implements H2ConnectionEvents {
     let busy = 0;
     try {
       while (!this.#closed && !h2.finished) {
+        const buf = pooled ?? idle;
         const n = await this.#socket.read(buf);
         if (n === null) break;
         const start = performance.now();
+        // Received bytes are not retained (a partial frame is copied).
         h2.receive(buf.subarray(0, n), Date.now());
+        // More bytes wait (the read filled its buffer) or a request body is
+        // coming: the next read takes a pooled buffer. Otherwise the
+        // connection is quiet, and gives it back.
+        if (n === buf.length || h2.receiving) {
+          pooled ??= connectionBuffers.acquire();
+        } else if (pooled !== undefined) {
+          connectionBuffers.release(pooled);
+          pooled = undefined;
+        }
         this.#flush();
         if (n < buf.length >> 1) busy = 0;
         else if ((busy += performance.now() - start) > BUSY_SLICE_MS) {
@@ -318,6 +339,8 @@ class H2Driver implements H2ConnectionEvents {
     } catch {
       // Reset by the peer or closed by us.
     }
+    // No read is pending any more.
+    if (pooled !== undefined) connectionBuffers.release(pooled);
     if (!this.#closed) await this.#finish();
   }
 
@@ -381,6 +404,8 @@ class H2Driver implements H2ConnectionEvents {
     const now = Date.now();
     const bytes = this.#h2.takeOutput(now);
     if (bytes === null) {
+      // Everything is written: the output buffers go back to the pool.
+      this.#h2.releaseOutput();
       const drained = this.#drained;
       if (drained.length > 0) {
         this.#drained = [];

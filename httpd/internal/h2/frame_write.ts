@@ -4,15 +4,19 @@
  *
  * @module
  */
+import { connectionBuffers } from "../conn/buffer_pool.ts";
 import { Flags, FRAME_HEADER_SIZE, FrameType } from "./frame.ts";
 
-/** Initial size of a write buffer: enough for a burst of small responses. */
-const INITIAL_BUFFER_SIZE = 64 * 1024;
+const NO_BYTES = new Uint8Array(0);
 
 /**
  * Collects encoded frames. The driver takes the bytes with
  * {@linkcode FrameWriter.take} once per turn; two buffers alternate so that
- * the one being written is never overwritten.
+ * the one being written is never overwritten. Both come from the shared
+ * buffer pool when frames are first queued (a burst of small responses
+ * fits one; a larger turn grows it) and go back with
+ * {@linkcode FrameWriter.release} once everything is written, so a
+ * connection with nothing to send holds none.
  *
  * @example Queue a PING ACK and a GOAWAY
  * ```ts
@@ -27,8 +31,8 @@ const INITIAL_BUFFER_SIZE = 64 * 1024;
  * ```
  */
 export class FrameWriter {
-  #buf = new Uint8Array(INITIAL_BUFFER_SIZE);
-  #spare = new Uint8Array(INITIAL_BUFFER_SIZE);
+  #buf: Uint8Array = NO_BYTES;
+  #spare: Uint8Array = NO_BYTES;
   #len = 0;
 
   /** Bytes queued and not yet taken. */
@@ -52,16 +56,36 @@ export class FrameWriter {
     return out;
   }
 
+  /**
+   * Gives both buffers back to the pool: everything taken was written and
+   * nothing is queued (else this does nothing). The next frame takes one
+   * again.
+   */
+  release(): void {
+    if (this.#len > 0) return;
+    connectionBuffers.release(this.#buf);
+    connectionBuffers.release(this.#spare);
+    this.#buf = this.#spare = NO_BYTES;
+  }
+
   #reserve(n: number): number {
     const at = this.#len;
     const need = at + n;
-    if (need > this.#buf.length) {
-      const grown = new Uint8Array(Math.max(need, this.#buf.length * 2));
-      grown.set(this.#buf.subarray(0, at));
-      this.#buf = grown;
-    }
+    if (need > this.#buf.length) this.#grow(at, need);
     this.#len = need;
     return at;
+  }
+
+  #grow(at: number, need: number): void {
+    const old = this.#buf;
+    if (old.length === 0 && need <= connectionBuffers.size) {
+      this.#buf = connectionBuffers.acquire();
+      return;
+    }
+    const grown = new Uint8Array(Math.max(need, old.length * 2));
+    grown.set(old.subarray(0, at));
+    this.#buf = grown;
+    connectionBuffers.release(old);
   }
 
   #head(length: number, type: number, flags: number, streamId: number): number {

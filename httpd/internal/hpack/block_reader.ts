@@ -32,6 +32,12 @@ const CHUNK = 4096;
 const ASCII_DECODER = new TextDecoder();
 
 /**
+ * Decoded Huffman strings land here: each is turned into a string at once,
+ * so one buffer serves every connection.
+ */
+const sharedHuffman = new HuffmanDecoder();
+
+/**
  * A cursor over one header block that decodes integers and strings,
  * throwing {@linkcode HpackError} `COMPRESSION_ERROR` with the offset of the
  * faulty item when the block is malformed or truncated.
@@ -52,7 +58,7 @@ export class BlockReader implements ByteCursor {
   bytes: Uint8Array = new Uint8Array(0);
   /** Offset of the next byte to read. */
   pos = 0;
-  #huffman = new HuffmanDecoder();
+  #huffman = sharedHuffman;
 
   /**
    * Starts reading a new block from its first byte.

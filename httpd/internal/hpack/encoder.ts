@@ -76,6 +76,13 @@ export interface HpackEncoderOptions {
 }
 
 /**
+ * The scratch buffer blocks are written into: encoding is synchronous and
+ * `take()` copies the block out, so one serves every connection, and an
+ * idle connection holds none.
+ */
+const sharedWriter = new BlockWriter();
+
+/**
  * Encodes the header lists of one direction of one HTTP/2 connection; the
  * dynamic table carries over from block to block, so blocks must be sent
  * in the order they were encoded.
@@ -103,7 +110,8 @@ export interface HpackEncoderOptions {
  * ```
  */
 export class HpackEncoder {
-  #writer = new BlockWriter();
+  /** Shared by all encoders: a block is encoded and copied out in one call. */
+  #writer = sharedWriter;
   #table: DynamicTable;
   #huffman: boolean;
   #limit: number;
