@@ -69,6 +69,25 @@ async function waitForCertificate(
   }
 }
 
+/**
+ * Copies a certificate's files into a directory of their own, so a test can
+ * overwrite them (and watch the directory) while the server runs.
+ */
+async function liveCopy(
+  cert: TestCertificate,
+  prefix: string,
+): Promise<{ dir: string; live: TestCertificate }> {
+  const dir = await Deno.makeTempDir({ prefix });
+  const live = {
+    ...cert,
+    certFile: `${dir}/cert.pem`,
+    keyFile: `${dir}/key.pem`,
+  };
+  await Deno.writeTextFile(live.certFile, cert.cert);
+  await Deno.writeTextFile(live.keyFile, cert.key);
+  return { dir, live };
+}
+
 async function serveTls(
   root: string,
   cert: TestCertificate,
@@ -125,14 +144,7 @@ Deno.test("serve reloads the certificate on SIGHUP without refusing a connection
     TestCertificate,
   ];
   const root = await makeSite({ "index.html": "home" });
-  const dir = await Deno.makeTempDir({ prefix: "cli_https_live_" });
-  const live = {
-    ...first,
-    certFile: `${dir}/cert.pem`,
-    keyFile: `${dir}/key.pem`,
-  };
-  await Deno.writeTextFile(live.certFile, first.cert);
-  await Deno.writeTextFile(live.keyFile, first.key);
+  const { dir, live } = await liveCopy(first, "cli_https_live_");
   try {
     await using cli = await serveTls(root, live);
     const port = portOf(cli.url);
@@ -328,14 +340,7 @@ Deno.test("serve --tls-plain-http answer: plain HTTP on the HTTPS port gets a 40
   if (!certs) return;
   const [first, second] = certs as [TestCertificate, TestCertificate];
   const root = await makeSite({ "index.html": "home" });
-  const dir = await Deno.makeTempDir({ prefix: "cli_https_plain_" });
-  const live = {
-    ...first,
-    certFile: `${dir}/cert.pem`,
-    keyFile: `${dir}/key.pem`,
-  };
-  await Deno.writeTextFile(live.certFile, first.cert);
-  await Deno.writeTextFile(live.keyFile, first.key);
+  const { dir, live } = await liveCopy(first, "cli_https_plain_");
   try {
     await using cli = await serveTls(root, live, [
       "--tls-plain-http",
