@@ -1,10 +1,12 @@
 /**
  * `deno run -A --config bench/deno.json bench/ws.ts`: WebSocket echo against
  * @org/httpd, `Deno.serve` + `Deno.upgradeWebSocket`, and Node + the npm
- * `ws` server, side by side in one run: 64-byte text messages over 1 and
- * 100 connections, 1 MiB binary messages over 1 connection (each client
- * sends a message and waits for its echo), then the memory each server
- * holds per idle WebSocket connection.
+ * `ws` server, with a bare `Deno.listen` loop that only frames
+ * (`bench/servers/deno_listen_ws_echo.ts`: the runtime's floor for a
+ * server on JavaScript sockets), side by side in one run: 64-byte text
+ * messages over 1 and 100 connections, 1 MiB binary messages over 1
+ * connection (each client sends a message and waits for its echo), then
+ * the memory each server holds per idle WebSocket connection.
  *
  * Servers are pinned to core 0 and the load generator (`bench/ws_load.mjs`
  * under Node, else `bench/ws_load.ts`) to core 1 where `taskset` exists.
@@ -62,6 +64,15 @@ const servers: [string, string[]][] = [
     "run",
     "-A",
     "bench/servers/deno_serve_ws_echo.ts",
+    "0",
+  ]],
+  // The floor: framing only, one read and one write per echo.
+  ["bare Deno.listen loop", [
+    ...core0,
+    deno,
+    "run",
+    "-A",
+    "bench/servers/deno_listen_ws_echo.ts",
     "0",
   ]],
 ];
