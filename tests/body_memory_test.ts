@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { MemorySample } from "./support/body_memory_server.ts";
+import { firstLine } from "./support/output_line.ts";
 import {
   block,
   data,
@@ -73,7 +74,7 @@ for (const protocol of ["h1", "h2"] as const) {
       { type: "module" },
     );
     try {
-      const port = Number(await firstLine(child.stdout));
+      const port = Number(await firstLine(child.stdout, /^\d+$/));
       const sample = async (): Promise<MemorySample> =>
         await (await fetch(`http://127.0.0.1:${port}/memory`)).json();
       const before = await sample();
@@ -93,26 +94,6 @@ for (const protocol of ["h1", "h2"] as const) {
       await child.status;
     }
   });
-}
-
-/** Reads the first line a process prints; the rest is read and dropped. */
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) {
-      throw new Error(
-        `Cannot read the server's port: it printed ${JSON.stringify(text)}`,
-      );
-    }
-    text += value;
-  }
-  // Dropping the rest keeps the process from ever blocking on its output.
-  (async () => {
-    while (!(await reader.read()).done) { /* drop */ }
-  })();
-  return text.slice(0, text.indexOf("\n")).trim();
 }
 
 function mib(bytes: number): string {

@@ -6,10 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { firstLine } from "./support/output_line.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-/** How long a cold launcher may take to print its URL on a busy machine. */
-const START_TIMEOUT_MS = 30_000;
 
 async function run(cwd: string, ...args: string[]): Promise<string | null> {
   try {
@@ -70,28 +69,6 @@ async function freshClone(dir: string): Promise<void> {
     assert.notEqual(await run(ROOT, "clone", "-q", source, dir), null);
   } finally {
     await Deno.remove(source, { recursive: true });
-  }
-}
-
-/** Reads lines from a stream until one matches; rejects after the timeout. */
-async function firstLine(
-  stream: ReadableStream<Uint8Array>,
-  pattern: RegExp,
-): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  const timer = setTimeout(() => reader.cancel(), START_TIMEOUT_MS);
-  let text = "";
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`No line matching ${pattern} in:\n${text}`);
-      text += value;
-      const line = text.split("\n").find((l) => pattern.test(l));
-      if (line !== undefined) return line;
-    }
-  } finally {
-    clearTimeout(timer);
-    reader.releaseLock();
   }
 }
 
