@@ -267,10 +267,4 @@ export async function tempSite(
   };
 }
 
-/** Returns a port that was free a moment ago. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
+export { freePort } from "./support/server.ts";

@@ -8,6 +8,7 @@ import { type Handler, type ListenAddress, Response, Server } from "@org/httpd";
 import { curl } from "./support/curl.ts";
 import { closeH2, connectH2, h2Request } from "./support/h2_client.ts";
 import { readAll } from "./support/raw_http.ts";
+import { freePort } from "./support/server.ts";
 import { testCertificate } from "./support/tls_cert.ts";
 import { hasCommand } from "./support/tools.ts";
 
@@ -229,9 +230,7 @@ Deno.test("several listeners serve one handler and stop together", async () => {
 
 Deno.test("a listener that cannot bind leaves none bound", () => {
   using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const free = (probe.addr as Deno.NetAddr).port;
-  probe.close();
+  const free = freePort();
   const server = new Server({
     listeners: [
       { port: free, bindAddress: "127.0.0.1" },

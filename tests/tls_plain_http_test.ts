@@ -14,7 +14,7 @@ import {
   readAll,
   readResponses,
 } from "./support/raw_http.ts";
-import { startServer, type TestServer } from "./support/server.ts";
+import { freePort, startServer, type TestServer } from "./support/server.ts";
 import { testCertificate } from "./support/tls_cert.ts";
 import { hasCommand } from "./support/tools.ts";
 
@@ -367,9 +367,7 @@ Deno.test({
     "start() on an answering listener fails with AddrInUse when the port is taken, leaving none bound",
   fn: async () => {
     using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const free = (probe.addr as Deno.NetAddr).port;
-    probe.close();
+    const free = freePort();
     const server = new Server({
       listeners: [
         { port: free, bindAddress: "127.0.0.1" },

@@ -87,3 +87,15 @@ export async function startServer(
     [Symbol.asyncDispose]: () => server.stop(),
   };
 }
+
+/**
+ * Returns a loopback port that was free a moment ago.
+ *
+ * @returns The port number.
+ */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
