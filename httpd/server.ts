@@ -586,7 +586,7 @@ export class Server implements AsyncDisposable {
           info,
         );
       } else {
-        if (spec.transport === "tcp") (conn as Deno.TcpConn).setNoDelay(true);
+        if (spec.transport === "tcp") conn.setNoDelay?.();
         const detected = await detectProtocol(
           conn,
           context.limits.headerTimeoutMs,

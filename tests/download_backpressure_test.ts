@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Body, DEFAULT_LIMITS, FILE_CHUNK_SIZE, Response } from "@org/httpd";
-import type { ServerContext } from "../httpd/internal/conn/types.ts";
+import type { Conn, ServerContext } from "../httpd/internal/conn/types.ts";
 import { fileChunkBuffers } from "../httpd/internal/file_range.ts";
 import { serveH1 } from "../httpd/internal/h1/driver.ts";
 import {
@@ -67,7 +67,7 @@ class StalledPeer {
   taken = 0;
   #budget: number;
   #request: Uint8Array | undefined;
-  #readers: ((n: null) => void)[] = [];
+  #readers: ((n: 0) => void)[] = [];
   #writers: { resolve: () => void; reject: (e: Error) => void }[] = [];
   #closed = false;
 
@@ -81,14 +81,15 @@ class StalledPeer {
     return this.#writers.length > 0;
   }
 
-  read(p: Uint8Array): Promise<number | null> {
+  /** Reads as the server's sockets do: 0 at the end. */
+  read(p: Uint8Array): Promise<number> {
     const request = this.#request;
     if (request !== undefined) {
       this.#request = undefined;
       p.set(request);
       return Promise.resolve(request.byteLength);
     }
-    if (this.#closed) return Promise.resolve(null);
+    if (this.#closed) return Promise.resolve(0);
     return new Promise((resolve) => this.#readers.push(resolve));
   }
 
@@ -113,7 +114,7 @@ class StalledPeer {
   /** The peer hangs up. */
   close(): void {
     this.#closed = true;
-    for (const r of this.#readers.splice(0)) r(null);
+    for (const r of this.#readers.splice(0)) r(0);
     for (const w of this.#writers.splice(0)) {
       w.reject(new Deno.errors.BadResource("Closed"));
     }
@@ -155,7 +156,7 @@ Deno.test("HTTP/1.1: 16 stalled downloads read one chunk each, then finish when 
     );
     peers.push(peer);
     served.push(
-      serveH1(peer as unknown as Deno.Conn, new Uint8Array(0), server, info),
+      serveH1(peer as unknown as Conn, new Uint8Array(0), server, info),
     );
   }
   try {
@@ -192,7 +193,7 @@ Deno.test("HTTP/1.1: a peer that hangs up mid-download closes the file", async (
   };
   const peer = new StalledPeer("GET / HTTP/1.1\r\nhost: x\r\n\r\n", 100_000);
   const served = serveH1(
-    peer as unknown as Deno.Conn,
+    peer as unknown as Conn,
     new Uint8Array(0),
     server,
     { remoteAddress: "127.0.0.1", secure: false },

@@ -48,7 +48,7 @@ export async function detectProtocol(
   try {
     while (true) {
       const n = await conn.read(buf.subarray(filled));
-      if (n === null) return null;
+      if (n === 0) return null;
       filled += n;
       const compared = Math.min(filled, PREFACE_START.length);
       for (let i = 0; i < compared; i++) {

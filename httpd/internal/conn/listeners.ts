@@ -10,6 +10,7 @@ import type {
   ServerOptions,
 } from "../../server.ts";
 import { NodeTlsListener } from "./node_tls.ts";
+import { RuntimeListener } from "./runtime_conn.ts";
 import { plainHttpAnswer } from "./plain_http.ts";
 import type { Conn, Listener } from "./types.ts";
 
@@ -243,13 +244,17 @@ export function openListener(
 
 function bind(spec: ListenerSpec, options: BindOptions): Listener {
   if (spec.transport === "unix") {
-    return Deno.listen({ transport: "unix", path: spec.path });
+    return new RuntimeListener(
+      Deno.listen({ transport: "unix", path: spec.path }),
+    );
   }
   const { hostname, port, tls } = spec;
   // Needs --unstable-net on Deno 2.9, on both kinds of listener.
   const reuse = spec.reusePort ? { reusePort: true } : {};
   if (tls === undefined) {
-    return Deno.listen({ hostname, port, transport: "tcp", ...reuse });
+    return new RuntimeListener(
+      Deno.listen({ hostname, port, transport: "tcp", ...reuse }),
+    );
   }
   const alpnProtocols = spec.alpnProtocols ??
     (options.http2 ? ["h2", "http/1.1"] : ["http/1.1"]);
@@ -267,7 +272,7 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
       answer: () => plainHttpAnswer(serverHeader),
     });
   }
-  return Deno.listenTls(
+  return new RuntimeListener(Deno.listenTls(
     {
       hostname,
       port,
@@ -275,7 +280,7 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
       alpnProtocols,
       ...reuse,
     } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
-  );
+  ));
 }
 
 function addressOf(listener: Listener, spec: ListenerSpec): ListenAddress {

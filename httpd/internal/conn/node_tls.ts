@@ -228,7 +228,7 @@ export class NodeTlsListener implements Listener {
 /** A pending {@linkcode NodeTlsConn.read}. */
 interface PendingRead {
   readonly p: Uint8Array;
-  readonly resolve: (n: number | null) => void;
+  readonly resolve: (n: number) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -320,13 +320,13 @@ export class NodeTlsConn implements TlsConn {
    * Reads into `p`.
    *
    * @param p Where the bytes go.
-   * @returns How many were read, or `null` once the peer ended its side or
-   * the connection closed.
+   * @returns How many were read; 0 once the peer ended its side or the
+   * connection closed.
    */
-  read(p: Uint8Array): Promise<number | null> {
+  read(p: Uint8Array): Promise<number> {
     if (this.#queued > 0) return Promise.resolve(this.#take(p));
     if (this.#error !== undefined) return Promise.reject(this.#error);
-    if (this.#ended || this.#closed) return Promise.resolve(null);
+    if (this.#ended || this.#closed) return Promise.resolve(0);
     if (this.#tls === undefined) {
       return Promise.reject(
         new Deno.errors.BadResource("Cannot read before the TLS handshake"),
@@ -395,7 +395,7 @@ export class NodeTlsConn implements TlsConn {
     this.#closed = true;
     this.#queue = [];
     this.#queued = 0;
-    this.#settleRead(null);
+    this.#settleRead(0);
     const socket = this.#tls;
     if (socket === undefined || !this.#secured || socket.destroyed) {
       // Nothing written yet that would need flushing.
@@ -487,11 +487,12 @@ export class NodeTlsConn implements TlsConn {
 
   #end(): void {
     this.#ended = true;
-    if (this.#queued === 0) this.#settleRead(null);
+    if (this.#queued === 0) this.#settleRead(0);
   }
 
-  /** Ends a pending read with `value`, or with the error when `undefined`. */
-  #settleRead(value: null | undefined): void {
+  /** Ends a pending read with `value` (0: the end), or with the error when
+   * `undefined`. */
+  #settleRead(value: 0 | undefined): void {
     const reader = this.#reader;
     if (reader === undefined) return;
     this.#reader = undefined;

@@ -9,19 +9,21 @@ import type { ServerLimits } from "../../limits.ts";
 import type { Request } from "../../request.ts";
 
 /**
- * The parts of a socket the drivers use. `Deno.Conn` has them; so does the
- * `node:tls` adapter of listeners that answer plain HTTP on a TLS port
- * (`internal/conn/node_tls.ts`).
+ * The parts of a socket the drivers use: `internal/conn/runtime_conn.ts`
+ * puts them in front of `Deno.Conn`, and the `node:tls` adapter of listeners
+ * that answer plain HTTP on a TLS port (`internal/conn/node_tls.ts`) has
+ * them too.
  */
 export interface Conn {
   /** The peer's address. */
   readonly remoteAddr: Deno.Addr;
   /**
-   * Reads into `p`.
+   * Reads into `p` (never empty).
    *
-   * @returns How many bytes were read, or `null` at the end of the stream.
+   * @returns How many bytes were read; 0 at the end of the stream, as the
+   * runtime's read operation answers (no `null` to map on the hot path).
    */
-  read(p: Uint8Array): Promise<number | null>;
+  read(p: Uint8Array): Promise<number>;
   /**
    * Writes from `p`; `p` may be reused once the promise settles.
    *
@@ -32,6 +34,8 @@ export interface Conn {
   closeWrite(): Promise<void>;
   /** Closes the socket. */
   close(): void;
+  /** Turns off Nagle's algorithm, where the socket is TCP. */
+  setNoDelay?(): void;
 }
 
 /** A TLS socket: the handshake tells which protocol ALPN chose. */

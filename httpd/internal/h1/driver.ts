@@ -119,7 +119,7 @@ class H1Connection implements ServedConnection {
   /** Fails the pending body read (a body deadline passed). */
   #abortRead: ((error: HttpError) => void) | undefined;
   /** A body read the socket has not answered yet (abandoned on timeout). */
-  #pendingRead: Promise<number | null> | undefined;
+  #pendingRead: Promise<number> | undefined;
   /** The read buffer of large request bodies, reused while reads are short. */
   #bodyScratch: Uint8Array | undefined;
   /** The current request's body, while it may still be read. */
@@ -265,13 +265,13 @@ class H1Connection implements ServedConnection {
         }
         if (watching !== undefined) {
           // `#watchPeer` counts the bytes itself.
-          if ((await watching) === null) return;
+          if ((await watching) === 0) return;
           continue;
         }
         if (this.#end === this.#buf.length) this.#makeRoom();
         // Inlined #fill(): the one read per request on the hot path.
         const end = this.#end;
-        let n: number | null;
+        let n: number;
         try {
           n = await this.#conn.read(
             end === 0 ? this.#buf : this.#buf.subarray(end),
@@ -279,7 +279,7 @@ class H1Connection implements ServedConnection {
         } catch {
           return;
         }
-        if (n === null) return;
+        if (n === 0) return;
         this.#end += n;
         continue;
       }
@@ -577,10 +577,10 @@ class H1Connection implements ServedConnection {
     ) return;
     const read = this.#conn.read(this.#buf.subarray(this.#end)).then(
       (n) => n,
-      () => null,
+      () => 0,
     ).then((n) => {
       this.#pendingRead = undefined;
-      if (n === null) {
+      if (n === 0) {
         this.#peerGone = true;
         void body.cancel();
       } else {
@@ -712,7 +712,7 @@ class H1Connection implements ServedConnection {
     if (this.#start === this.#end) this.#start = this.#end = 0;
     if (this.#end === this.#buf.length) this.#makeRoom();
     const n = await this.#bodyRead(this.#buf.subarray(this.#end));
-    if (n === null) return false;
+    if (n === 0) return false;
     this.#end += n;
     return true;
   }
@@ -727,7 +727,7 @@ class H1Connection implements ServedConnection {
     const n = await this.#bodyRead(
       max < scratch.length ? scratch.subarray(0, max) : scratch,
     );
-    if (n === null) return null;
+    if (n === 0) return null;
     if (2 * n < scratch.length) return scratch.slice(0, n);
     this.#bodyScratch = undefined;
     return scratch.subarray(0, n);
@@ -740,7 +740,7 @@ class H1Connection implements ServedConnection {
    * fails with a 408 {@linkcode HttpError}, which the handler answers, and
    * the connection closes after the response.
    */
-  async #bodyRead(buf: Uint8Array): Promise<number | null> {
+  async #bodyRead(buf: Uint8Array): Promise<number> {
     const now = Date.now();
     if (now >= this.#bodyDeadline) throw bodyTimedOut();
     this.#phase = BODY;
@@ -748,10 +748,10 @@ class H1Connection implements ServedConnection {
       now + this.#server.limits.headerTimeoutMs,
       this.#bodyDeadline,
     );
-    const read = this.#conn.read(buf).catch(() => null);
+    const read = this.#conn.read(buf).catch(() => 0);
     this.#pendingRead = read;
     try {
-      return await new Promise<number | null>((resolve, reject) => {
+      return await new Promise<number>((resolve, reject) => {
         this.#abortRead = reject;
         read.then((n) => {
           this.#pendingRead = undefined;

@@ -316,7 +316,7 @@ class H2Driver implements H2ConnectionEvents {
       while (!this.#closed && !h2.finished) {
         const buf = pooled ?? idle;
         const n = await this.#socket.read(buf);
-        if (n === null) break;
+        if (n === 0) break;
         const start = performance.now();
         // Received bytes are not retained (a partial frame is copied).
         h2.receive(buf.subarray(0, n), Date.now());

@@ -218,20 +218,20 @@ export class SocketTransport implements WsTransport, Watched {
         }
         if (this.#ending) {
           // Only the peer's FIN matters now.
-          if ((await conn.read(this.#buf)) === null) break;
+          if ((await conn.read(this.#buf)) === 0) break;
           continue;
         }
         // A large payload is read straight into its message.
         const direct = events.directTarget();
         if (direct !== undefined) {
           const n = await conn.read(direct);
-          if (n === null) break;
+          if (n === 0) break;
           events.receiveDirect(n);
           continue;
         }
         const buf = this.#buf;
         const n = await conn.read(buf);
-        if (n === null) break;
+        if (n === 0) break;
         events.receive(n === buf.length ? buf : buf.subarray(0, n));
         if (!this.#paused) this.#sizeBuffer(n);
       }
