@@ -35,6 +35,7 @@ import { ReceiveWindow, SendWindow } from "./flow.ts";
 import { HeaderBlockAssembler } from "./header_block.ts";
 import { type RequestHead, validateRequest } from "./request_fields.ts";
 import { type QueuedStream, SendQueue } from "./send_queue.ts";
+import { StreamTable } from "./stream_table.ts";
 import { WindowBudget } from "./window_budget.ts";
 import {
   applySetting,
@@ -256,7 +257,7 @@ export class H2Connection {
   #encoder = new HpackEncoder();
   #peer: PeerSettings = initialPeerSettings();
   #phase: Phase = Phase.PREFACE;
-  #streams = new Map<number, Stream>();
+  #streams = new StreamTable<Stream>();
   /** Streams counted against SETTINGS_MAX_CONCURRENT_STREAMS. */
   #active = 0;
   #lastPeerStreamId = 0;
@@ -704,7 +705,8 @@ export class H2Connection {
       this.#phase = Phase.CLOSING;
       return;
     }
-    for (const stream of this.#streams.values()) {
+    // A snapshot: resetting a stream removes it from the table.
+    for (const stream of this.#streams.snapshot()) {
       if (
         stream.stalledSince >= 0 && now - stream.stalledSince > headerTimeoutMs
       ) {
@@ -766,7 +768,7 @@ export class H2Connection {
    */
   closeAll(): void {
     this.#phase = Phase.CLOSING;
-    for (const stream of [...this.#streams.values()]) {
+    for (const stream of this.#streams.snapshot()) {
       this.#forget(stream);
       this.#events.reset(stream.id, ErrorCode.CANCEL);
     }

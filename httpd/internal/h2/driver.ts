@@ -32,6 +32,7 @@ import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
 import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
 import { STREAM_HIGH_WATER } from "./send_queue.ts";
+import { StreamTable } from "./stream_table.ts";
 import {
   type StreamIo,
   tunnelResponseFields,
@@ -213,7 +214,7 @@ class H2Driver implements H2ConnectionEvents {
   #server: ServerContext;
   #info: ConnectionInfo;
   #h2: H2Connection;
-  #streams = new Map<number, StreamContext>();
+  #streams = new StreamTable<StreamContext>();
   #handlers = 0;
   #maxHandlers: number;
   #writing = false;
@@ -278,7 +279,7 @@ class H2Driver implements H2ConnectionEvents {
       shutdown: () => {
         this.#h2.shutdown();
         // Open WebSockets close with 1001; GOAWAY waits for their streams.
-        for (const ctx of this.#streams.values()) {
+        for (const ctx of this.#streams.snapshot()) {
           ctx.tunnel?.socket?.shutdown();
         }
         this.#flush();
@@ -377,7 +378,7 @@ class H2Driver implements H2ConnectionEvents {
       return;
     }
     this.#h2.tick(now);
-    for (const ctx of this.#streams.values()) {
+    for (const ctx of this.#streams.snapshot()) {
       // The whole body must arrive by its deadline (nginx-like minimum
       // rate): the handler gets a 408 to answer, and the answer ends the
       // request stream (RST_STREAM NO_ERROR after it, RFC 9113 8.1).

@@ -17,6 +17,7 @@
 import type { FrameWriter } from "./frame_write.ts";
 import { SendWindow } from "./flow.ts";
 import { DEFAULT_WINDOW_SIZE } from "./settings.ts";
+import type { StreamLookup } from "./stream_table.ts";
 
 /** Queued response bytes per stream above which the sender should wait. */
 export const STREAM_HIGH_WATER = 64 * 1024;
@@ -93,13 +94,15 @@ export interface SendQueueEvents<S extends QueuedStream> {
  * import { SendWindow } from "./flow.ts";
  * import { FrameWriter } from "./frame_write.ts";
  * import { type QueuedStream, SendQueue } from "./send_queue.ts";
+ * import { StreamTable } from "./stream_table.ts";
  *
  * const stream = (id: number): QueuedStream => ({
  *   id, send: new SendWindow(65535), queue: [], offset: 0, queued: 0,
  *   endQueued: false, trailers: undefined, inSendList: false,
  *   wantsWritable: false, stalledSince: -1,
  * });
- * const streams = new Map([1, 3].map((id) => [id, stream(id)]));
+ * const streams = new StreamTable<QueuedStream>();
+ * for (const id of [1, 3]) streams.set(id, stream(id));
  * const queue = new SendQueue(new FrameWriter(), streams, {
  *   ended() {},
  *   writable() {},
@@ -113,7 +116,7 @@ export interface SendQueueEvents<S extends QueuedStream> {
  */
 export class SendQueue<S extends QueuedStream> {
   #writer: FrameWriter;
-  #streams: ReadonlyMap<number, S>;
+  #streams: StreamLookup<S>;
   #events: SendQueueEvents<S>;
   /** The peer's window for the connection (RFC 9113 6.9.1). */
   #window = new SendWindow(DEFAULT_WINDOW_SIZE);
@@ -132,7 +135,7 @@ export class SendQueue<S extends QueuedStream> {
    */
   constructor(
     writer: FrameWriter,
-    streams: ReadonlyMap<number, S>,
+    streams: StreamLookup<S>,
     events: SendQueueEvents<S>,
   ) {
     this.#writer = writer;

@@ -9,6 +9,7 @@ import {
   STREAM_HIGH_WATER,
 } from "./send_queue.ts";
 import { DEFAULT_WINDOW_SIZE, MAX_WINDOW_SIZE } from "./settings.ts";
+import { StreamTable } from "./stream_table.ts";
 
 /** The send side of a stream, as the connection's stream record has it. */
 class TestStream implements QueuedStream {
@@ -29,7 +30,7 @@ class TestStream implements QueuedStream {
 
 /** A send queue over streams the test opens; events are recorded. */
 class Harness {
-  streams = new Map<number, TestStream>();
+  streams = new StreamTable<TestStream>();
   ended: number[] = [];
   writable: number[] = [];
   queue: SendQueue<TestStream>;
