@@ -69,7 +69,12 @@ export class DeadlineWatcher {
     for (const item of this.#items) {
       if (item.deadline !== 0 && item.deadline <= now) {
         item.deadline = 0;
-        item.expire(now);
+        try {
+          item.expire(now);
+        } catch {
+          // One connection's failure must not stop the others' checks (nor
+          // reach the event loop as an uncaught error).
+        }
       }
     }
   }

@@ -65,6 +65,13 @@ export const MAX_RESETS_PER_WINDOW = 200;
  */
 export const RESET_WINDOW_MS = 10_000;
 /**
+ * How long a connection without streams waits before it drops its response
+ * encoder's table and its empty stream table's storage (see `tick`): longer
+ * than the gap between a page's requests, so a busy connection keeps its
+ * compression, short enough that idle keep-alive sessions cost little.
+ */
+export const COMPACT_AFTER_IDLE_MS = 2_000;
+/**
  * Frames that do no work one peer may send within {@linkcode RESET_WINDOW_MS}
  * before the connection is ended with ENHANCE_YOUR_CALM. Each costs a parse
  * and a dispatch and produces nothing, so a peer looping them holds a core
@@ -704,6 +711,13 @@ export class H2Connection {
       if (this.#phase === Phase.OPEN) this.shutdown();
       this.#phase = Phase.CLOSING;
       return;
+    }
+    if (this.#active === 0 && now - this.#idleSince >= COMPACT_AFTER_IDLE_MS) {
+      // Idle a while: keep only what the protocol needs. The response
+      // encoder's table goes (the next block empties the peer's copy, RFC
+      // 7541 4.2); the request decoder's stays, the client may refer to it.
+      this.#encoder.forget();
+      this.#streams.compact();
     }
     // A snapshot: resetting a stream removes it from the table.
     for (const stream of this.#streams.snapshot()) {

@@ -4,6 +4,7 @@ import { frame } from "../../../tests/support/h2_frames.ts";
 import { HpackDecoder } from "../hpack/decoder.ts";
 import { HpackEncoder } from "../hpack/encoder.ts";
 import {
+  COMPACT_AFTER_IDLE_MS,
   H2Connection,
   type H2ConnectionEvents,
   type H2ConnectionOptions,
@@ -253,6 +254,32 @@ Deno.test("tick() sends GOAWAY and finishes an idle connection", () => {
     ErrorCode.NO_ERROR,
   );
   assert.equal(h.conn.finished, true);
+});
+
+Deno.test("tick() drops the response encoder's table once idle; responses still decode", () => {
+  const h = new Harness({ idleTimeoutMs: 60_000 });
+  const fields = [":status", "200", "server", "httpd/test", "x-id", "7"];
+  const respond = (id: number): { block: Uint8Array; fields: string[] } => {
+    h.get(id);
+    h.conn.respond(id, fields, true);
+    const headers = of(h.out(), FrameType.HEADERS)[0]!;
+    return { block: headers.fragment, fields: h.fields.get(headers)! };
+  };
+  const first = respond(1);
+  assert.deepEqual(first.fields, fields);
+  // Busy: the second response refers to the table (one byte per field).
+  const second = respond(3);
+  assert.deepEqual(second.fields, fields);
+  assert.equal(second.block.length, 3);
+  h.conn.tick(COMPACT_AFTER_IDLE_MS - 1);
+  assert.equal(respond(5).block.length, 3);
+  // Idle long enough: the next block first empties the peer's table with a
+  // size update to 0, then restores 4096 (RFC 7541 4.2, 6.3).
+  h.conn.tick(2 * COMPACT_AFTER_IDLE_MS);
+  const after = respond(7);
+  assert.deepEqual(after.fields, fields);
+  assert.deepEqual([...after.block.subarray(0, 4)], [0x20, 0x3f, 0xe1, 0x1f]);
+  assert.equal(respond(9).block.length, 3);
 });
 
 Deno.test("tick() resets a stream stalled on a zero window", () => {

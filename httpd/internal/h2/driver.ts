@@ -41,6 +41,11 @@ import {
 } from "./websocket_stream.ts";
 import { connectionBuffers, IDLE_BUFFER_SIZE } from "../conn/buffer_pool.ts";
 import {
+  type DeadlineWatcher,
+  type Watched,
+  watcherFor,
+} from "../conn/deadlines.ts";
+import {
   createDriver,
   markExtendedConnect,
   takeUpgrade,
@@ -208,7 +213,7 @@ interface StreamContext {
   tunnel?: WebSocketTunnel;
 }
 
-class H2Driver implements H2ConnectionEvents {
+class H2Driver implements H2ConnectionEvents, Watched {
   readonly served: ServedConnection;
   #socket: Conn;
   #server: ServerContext;
@@ -221,7 +226,9 @@ class H2Driver implements H2ConnectionEvents {
   #writeStart = 0;
   #flushQueued = false;
   #closed = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the housekeeping tick is next due (see {@linkcode Watched}). */
+  deadline: number;
+  #watcher: DeadlineWatcher;
   #tickMs: number;
   #done!: () => void;
   #reading: Promise<void> | undefined;
@@ -287,7 +294,11 @@ class H2Driver implements H2ConnectionEvents {
       close: () => this.#cancelAndClose(),
       closed,
     };
-    this.#timer = setTimeout(this.#tick, this.#tickMs);
+    // Ticks come from the server's shared watcher, not a timer per
+    // connection: an idle session costs no timer.
+    this.deadline = Date.now() + this.#tickMs;
+    this.#watcher = watcherFor(server, limits);
+    this.#watcher.add(this);
     if (initial.length > 0) this.#h2.receive(initial, Date.now());
     this.#flush();
     // receive() kept nothing: detection's buffer becomes the idle buffer.
@@ -364,10 +375,9 @@ class H2Driver implements H2ConnectionEvents {
     return new Promise((resolve) => this.#drained.push(resolve));
   }
 
-  #tick = (): void => {
-    this.#timer = undefined;
+  /** The housekeeping tick, called by the watcher once `deadline` passed. */
+  expire(now: number): void {
     if (this.#closed) return;
-    const now = Date.now();
     // A peer that stops reading leaves our write pending: past the idle
     // timeout the connection is given up (nginx's send_timeout).
     if (
@@ -386,9 +396,11 @@ class H2Driver implements H2ConnectionEvents {
         ctx.body.abort(new HttpError(408, "Request body timed out"));
       }
     }
+    // No handler running: the table's storage goes back until the next one.
+    if (this.#streams.size === 0) this.#streams.compact();
     this.#flush();
-    if (!this.#closed) this.#timer = setTimeout(this.#tick, this.#tickMs);
-  };
+    if (!this.#closed) this.deadline = Date.now() + this.#tickMs;
+  }
 
   /** Schedules one write of everything queued in this turn. */
   scheduleFlush(): void {
@@ -452,7 +464,7 @@ class H2Driver implements H2ConnectionEvents {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.#watcher.delete(this);
     try {
       this.#socket.close();
     } catch {

@@ -126,6 +126,16 @@ export class StreamTable<V> implements StreamLookup<V> {
     return true;
   }
 
+  /**
+   * Lets an empty table give its storage back (an idle connection keeps
+   * none); it grows again with the next stream.
+   */
+  compact(): void {
+    if (this.#ids.length > 0) return;
+    this.#ids = [];
+    this.#values = [];
+  }
+
   /** Removes every stream. */
   clear(): void {
     this.#ids.length = 0;

@@ -50,3 +50,17 @@ Deno.test("StreamTable: a record can be any value, including undefined-like ones
   assert.equal(table.has(1), true);
   assert.equal(table.get(1), 0);
 });
+
+Deno.test("StreamTable.compact: only an empty table lets its storage go", () => {
+  const table = new StreamTable<string>();
+  table.set(1, "a");
+  table.compact();
+  assert.deepEqual(table.values(), ["a"]);
+  table.delete(1);
+  const storage = table.values();
+  table.compact();
+  assert.notEqual(table.values(), storage);
+  table.set(3, "b");
+  assert.equal(table.get(3), "b");
+  assert.equal(table.size, 1);
+});

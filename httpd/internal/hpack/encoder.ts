@@ -208,12 +208,43 @@ export class HpackEncoder {
   }
 
   /**
+   * Empties the dynamic table and what the encoder remembers about names and
+   * values, so an idle connection holds none of it; the next block starts
+   * with a size update to 0 and one back (RFC 7541 4.2), which empties the
+   * peer's table too. Costs the next block its indexed fields.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HpackDecoder } from "./decoder.ts";
+   * import { HpackEncoder } from "./encoder.ts";
+   *
+   * const encoder = new HpackEncoder();
+   * const decoder = new HpackDecoder();
+   * const fields = ["server", "httpd"];
+   * decoder.decode(encoder.encode(fields));
+   * encoder.forget();
+   * assert.equal(encoder.table.length, 0);
+   * assert.deepEqual(decoder.decode(encoder.encode(fields)), fields);
+   * assert.equal(decoder.table.length, 1); // emptied, then the field again
+   * ```
+   */
+  forget(): void {
+    if (this.#table.length === 0 && this.#names.size === 0) return;
+    this.#clear();
+  }
+
+  /**
    * After a failed block the table holds entries the peer never saw: empty
    * both tables with a size update to 0 at the start of the next block
    * (RFC 7541 4.2), then restore the size.
    */
   #resynchronize(): void {
     this.#writer.pos = 0;
+    this.#clear();
+  }
+
+  #clear(): void {
     const size = this.#table.maxSize;
     this.#table.setMaxSize(0);
     this.#table.setMaxSize(size);
