@@ -18,6 +18,8 @@ import type {
   TlsConn,
 } from "./internal/conn/types.ts";
 import { detectProtocol } from "./internal/conn/detect.ts";
+import { type Slot, SlotSet } from "./internal/conn/slot_set.ts";
+import { type Watched, watcherFor } from "./internal/conn/deadlines.ts";
 import {
   type BindOptions,
   closeListeners,
@@ -187,10 +189,11 @@ export class Server implements AsyncDisposable {
   #listeners: OpenListener[] = [];
   #bind: BindOptions;
   #starting: Promise<void> | undefined;
-  #connections = new Set<ServedConnection>();
-  #pending = new Set<Promise<void>>();
+  // SlotSets, not Sets: see `internal/conn/slot_set.ts`.
+  #connections = new SlotSet<ServedConnection>();
+  #pending = new SlotSet<Promise<void>>();
   /** Sockets in TLS handshake or protocol detection: no request yet. */
-  #detecting = new Set<Conn>();
+  #detecting = new SlotSet<Conn>();
   /** The accept loop of each open listener. */
   #loops = new Map<OpenListener, Promise<void>>();
   #stopping: Promise<void> | undefined;
@@ -513,17 +516,18 @@ export class Server implements AsyncDisposable {
     closeListeners(this.#listeners);
     await Promise.all(this.#loops.values());
     // A socket that has not sent a request yet has nothing in flight.
-    for (const conn of this.#detecting) close(conn);
-    await Promise.allSettled([...this.#pending]);
-    for (const conn of this.#connections) conn.shutdown();
-    const all = Promise.allSettled([...this.#connections].map((c) => c.closed));
+    for (const conn of this.#detecting.snapshot()) close(conn);
+    await Promise.allSettled(this.#pending.snapshot());
+    const open = this.#connections.snapshot();
+    for (const conn of open) conn.shutdown();
+    const all = Promise.allSettled(open.map((c) => c.closed));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, this.#context.limits.gracefulStopMs);
     });
     await Promise.race([all, grace]);
     clearTimeout(timer);
-    for (const conn of this.#connections) conn.close();
+    for (const conn of this.#connections.snapshot()) conn.close();
     await all;
   }
 
@@ -558,8 +562,8 @@ export class Server implements AsyncDisposable {
         continue;
       }
       const setup = this.#setup(conn, spec);
-      this.#pending.add(setup);
-      setup.finally(() => this.#pending.delete(setup));
+      const slot = this.#pending.add(setup);
+      setup.finally(() => this.#pending.delete(slot));
     }
   }
 
@@ -570,14 +574,20 @@ export class Server implements AsyncDisposable {
       secure: spec.tls !== undefined,
     };
     let served: ServedConnection;
-    this.#detecting.add(conn);
+    const detecting = this.#detecting.add(conn);
+    // The handshake and the first bytes must come within the header timeout:
+    // the server's deadline watcher closes the socket otherwise (a timer per
+    // connection would cost more; see `internal/conn/deadlines.ts`).
+    const deadline = new SetupDeadline(
+      conn,
+      Date.now() + context.limits.headerTimeoutMs,
+    );
+    const watcher = watcherFor(context, context.limits);
+    watcher.add(deadline);
     try {
       if (info.secure) {
         const tls = conn as TlsConn;
-        const handshake = await withTimeout(
-          tls.handshake(),
-          context.limits.headerTimeoutMs,
-        );
+        const handshake = await tls.handshake();
         const h2 = handshake.alpnProtocol === "h2";
         served = (h2 ? serveH2 : serveH1)(
           conn,
@@ -587,10 +597,7 @@ export class Server implements AsyncDisposable {
         );
       } else {
         if (spec.transport === "tcp") conn.setNoDelay?.();
-        const detected = await detectProtocol(
-          conn,
-          context.limits.headerTimeoutMs,
-        );
+        const detected = await detectProtocol(conn);
         if (detected === null) return close(conn);
         const h2 = detected.protocol === "h2" && (this.#options.http2 ?? true);
         served = (h2 ? serveH2 : serveH1)(
@@ -604,11 +611,12 @@ export class Server implements AsyncDisposable {
       // Failed handshake, early reset or timeout: nothing to answer.
       return close(conn);
     } finally {
-      this.#detecting.delete(conn);
+      watcher.delete(deadline);
+      this.#detecting.delete(detecting);
     }
     if (this.#stopping) served.shutdown();
-    this.#connections.add(served);
-    served.closed.finally(() => this.#connections.delete(served));
+    const slot = this.#connections.add(served);
+    served.closed.finally(() => this.#connections.delete(slot));
   }
 }
 
@@ -620,15 +628,20 @@ function close(conn: Conn): void {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Deno.errors.TimedOut("Handshake timed out")),
-      ms,
-    );
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** Closes a socket that has not finished its handshake or sent its first bytes in time. */
+class SetupDeadline implements Watched {
+  deadline: number;
+  watchSlot: Slot<Watched> | undefined = undefined;
+  #conn: Conn;
+
+  constructor(conn: Conn, deadline: number) {
+    this.#conn = conn;
+    this.deadline = deadline;
+  }
+
+  expire(): void {
+    close(this.#conn);
+  }
 }
 
 /**

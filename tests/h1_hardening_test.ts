@@ -15,6 +15,7 @@ import {
 } from "@org/httpd";
 import { connect, readAll, readResponses } from "./support/raw_http.ts";
 import { startServer } from "./support/server.ts";
+import { testCertificate } from "./support/tls_cert.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -113,6 +114,56 @@ Deno.test("a body that stops arriving gets 408 after the per-read timeout", asyn
     const { text, closed } = await readAll(conn, 5000);
     assert.match(text, /^HTTP\/1\.1 408 /, path);
     assert.equal(closed, true);
+  }
+});
+
+Deno.test("a connection that sends nothing is closed after headerTimeoutMs", async () => {
+  await using server = await startServer(() => Response.text("ok"), {
+    limits: { headerTimeoutMs: 300 },
+  });
+  const started = performance.now();
+  const conn = await connect(server.port);
+  const { closed, text } = await readAll(conn, 5000);
+  const elapsed = performance.now() - started;
+  assert.equal(closed, true);
+  assert.equal(text, "");
+  // Not before the timeout (the watcher's tick may add up to a quarter).
+  assert.ok(elapsed >= 290, `closed after ${elapsed} ms`);
+  for (let i = 0; i < 50 && server.server.connections > 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(server.server.connections, 0);
+});
+
+Deno.test("a TLS client that never sends its ClientHello stops counting after headerTimeoutMs", async (t) => {
+  const tls = await testCertificate();
+  if (tls === null) {
+    console.log("openssl is not installed: skipped");
+    await t.step({ name: "needs openssl", ignore: true, fn() {} });
+    return;
+  }
+  await using server = await startServer(() => Response.text("ok"), {
+    tls,
+    limits: { headerTimeoutMs: 300, maxConnections: 1 },
+  });
+  const silent = await connect(server.port);
+  try {
+    for (let i = 0; i < 50 && server.server.connections === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(server.server.connections, 1);
+    // Given up after the timeout: the slot is free for a real client. (Deno
+    // 2.9 keeps the socket of a TLS stream closed before its handshake open
+    // until the peer leaves; the server can only let go of it.)
+    for (let i = 0; i < 100 && server.server.connections > 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(server.server.connections, 0);
+    using client = Deno.createHttpClient({ caCerts: [tls.cert] });
+    const res = await fetch(server.url("/"), { client });
+    assert.equal(await res.text(), "ok");
+  } finally {
+    silent.close();
   }
 });
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ServerLimits } from "../../limits.ts";
+import { type Slot, SlotSet } from "./slot_set.ts";
 
 /** Shortest tick: finer than this only burns CPU. */
 const MIN_TICK_MS = 10;
@@ -17,6 +18,8 @@ export interface Watched {
   deadline: number;
   /** Called once the deadline has passed; should close or reset it. */
   expire(now: number): void;
+  /** Its place in the watcher that watches it (set by the watcher). */
+  watchSlot: Slot<Watched> | undefined;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface Watched {
  * at most 25% late. The timer does not keep the process alive.
  */
 export class DeadlineWatcher {
-  #items = new Set<Watched>();
+  #items = new SlotSet<Watched>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #tick: number;
 
@@ -39,12 +42,13 @@ export class DeadlineWatcher {
   }
 
   /**
-   * Starts watching an item.
+   * Starts watching an item; no-op when it is watched already.
    *
    * @param item The item.
    */
   add(item: Watched): void {
-    this.#items.add(item);
+    if (item.watchSlot !== undefined) return;
+    item.watchSlot = this.#items.add(item);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#check(), this.#tick);
       Deno.unrefTimer(this.#timer as unknown as number);
@@ -52,12 +56,14 @@ export class DeadlineWatcher {
   }
 
   /**
-   * Stops watching an item.
+   * Stops watching an item; no-op when it is not watched.
    *
    * @param item The item.
    */
   delete(item: Watched): void {
-    this.#items.delete(item);
+    if (item.watchSlot === undefined) return;
+    this.#items.delete(item.watchSlot);
+    item.watchSlot = undefined;
     if (this.#items.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer);
       this.#timer = undefined;
@@ -66,7 +72,7 @@ export class DeadlineWatcher {
 
   #check(): void {
     const now = Date.now();
-    for (const item of this.#items) {
+    this.#items.forEach((item) => {
       if (item.deadline !== 0 && item.deadline <= now) {
         item.deadline = 0;
         try {
@@ -76,7 +82,7 @@ export class DeadlineWatcher {
           // reach the event loop as an uncaught error).
         }
       }
-    }
+    });
   }
 }
 

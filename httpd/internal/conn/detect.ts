@@ -27,24 +27,15 @@ export interface Detected {
  * start; most clients send a whole request in the first segment, so this
  * usually costs the one read the driver needed anyway.
  *
+ * The caller bounds the wait: closing the connection ends it.
+ *
  * @param conn The accepted connection.
- * @param timeoutMs How long to wait for the first bytes.
- * @returns The protocol and the bytes read, or `null` when the peer closed or
- * timed out first.
+ * @returns The protocol and the bytes read, or `null` when the peer closed
+ * (or the connection was closed) first.
  */
-export async function detectProtocol(
-  conn: Conn,
-  timeoutMs: number,
-): Promise<Detected | null> {
+export async function detectProtocol(conn: Conn): Promise<Detected | null> {
   const buf = new Uint8Array(IDLE_BUFFER_SIZE);
   let filled = 0;
-  const timer = setTimeout(() => {
-    try {
-      conn.close();
-    } catch {
-      // Closed already.
-    }
-  }, timeoutMs);
   try {
     while (true) {
       const n = await conn.read(buf.subarray(filled));
@@ -62,7 +53,5 @@ export async function detectProtocol(
     }
   } catch {
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -30,7 +30,12 @@ import {
   connectionBuffers,
   IDLE_BUFFER_SIZE,
 } from "../conn/buffer_pool.ts";
-import { type DeadlineWatcher, watcherFor } from "../conn/deadlines.ts";
+import {
+  type DeadlineWatcher,
+  type Watched,
+  watcherFor,
+} from "../conn/deadlines.ts";
+import type { Slot } from "../conn/slot_set.ts";
 import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
 import { acceptsTrailers, announcedTrailers, lastChunk } from "../trailers.ts";
@@ -91,9 +96,11 @@ export const serveH1: ConnectionDriver = (conn, initial, server, info) => {
   return connection;
 };
 
-class H1Connection implements ServedConnection {
+class H1Connection implements ServedConnection, Watched {
   readonly closed: Promise<void>;
   deadline = 0;
+  /** Its place in the deadline watcher (see `conn/deadlines.ts`). */
+  watchSlot: Slot<Watched> | undefined = undefined;
 
   #conn: Conn;
   #server: ServerContext;

@@ -45,6 +45,7 @@ import {
   type Watched,
   watcherFor,
 } from "../conn/deadlines.ts";
+import type { Slot } from "../conn/slot_set.ts";
 import {
   createDriver,
   markExtendedConnect,
@@ -228,6 +229,8 @@ class H2Driver implements H2ConnectionEvents, Watched {
   #closed = false;
   /** When the housekeeping tick is next due (see {@linkcode Watched}). */
   deadline: number;
+  /** Its place in the deadline watcher (see `conn/deadlines.ts`). */
+  watchSlot: Slot<Watched> | undefined = undefined;
   #watcher: DeadlineWatcher;
   #tickMs: number;
   #done!: () => void;

@@ -22,6 +22,7 @@ import type {
 } from "./types.ts";
 import { watcherFor } from "./watchers.ts";
 import type { DeadlineWatcher, Watched } from "../conn/deadlines.ts";
+import type { Slot } from "../conn/slot_set.ts";
 
 /**
  * How long to wait for the peer's Close frame after sending ours before
@@ -82,6 +83,8 @@ export interface WsDriverOptions {
  */
 export class WsDriver implements WsTransportEvents, SocketControl, Watched {
   deadline = 0;
+  /** Its place in the deadline watcher (see `conn/deadlines.ts`). */
+  watchSlot: Slot<Watched> | undefined = undefined;
   /** Settles once the transport is closed and the `close` event fired. */
   readonly closed: Promise<void>;
 

@@ -8,6 +8,7 @@
 import { connectionBuffers } from "../conn/buffer_pool.ts";
 import type { Conn } from "../conn/types.ts";
 import type { DeadlineWatcher, Watched } from "../conn/deadlines.ts";
+import type { Slot } from "../conn/slot_set.ts";
 import { POOLED_FRAME_MIN, releaseFrame } from "./frame_pool.ts";
 import type { WsTransport, WsTransportEvents } from "./types.ts";
 import { watcherFor } from "./watchers.ts";
@@ -44,6 +45,8 @@ export interface SocketTransportOptions {
 /** Carries a WebSocket on a socket. */
 export class SocketTransport implements WsTransport, Watched {
   deadline = 0;
+  /** Its place in the deadline watcher (see `conn/deadlines.ts`). */
+  watchSlot: Slot<Watched> | undefined = undefined;
   readonly recyclesFrames = true;
   #conn: Conn;
   #events: WsTransportEvents;
