@@ -58,7 +58,10 @@ export interface TlsOptions {
    *   first bytes. That is why it is opt-in: small HTTPS responses took
    *   about 1.4-1.5x the CPU per request over HTTP/1.1 keep-alive (about
    *   0.7x the requests per second when the server is the bottleneck) and
-   *   1.1-1.2x over HTTP/2.
+   *   1.1-1.2x over HTTP/2. It also really closes a client that connects
+   *   and never sends its ClientHello: on Deno 2.9 a `Deno.listenTls`
+   *   socket closed before its handshake stays open until the peer leaves
+   *   (the server stops counting it after `headerTimeoutMs` either way).
    *
    * The mode is fixed when the server starts; {@linkcode Server.setTls}
    * keeps it.
