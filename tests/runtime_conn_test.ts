@@ -15,13 +15,18 @@ import { testCertificate } from "./support/tls_cert.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Accepts one connection on `listener` while `connect` opens its peer. */
-async function pair<C extends Deno.Conn>(
-  listener: Deno.Listener,
-  connect: () => Promise<C>,
-): Promise<[Deno.Conn, C]> {
-  const [server, client] = await Promise.all([listener.accept(), connect()]);
-  return [server, client];
+/** A connected pair of loopback TCP sockets: the accepted side, the client. */
+async function tcpPair(): Promise<[Deno.Conn, Deno.TcpConn]> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  try {
+    return await Promise.all([
+      listener.accept(),
+      Deno.connect({ hostname: "127.0.0.1", port }),
+    ]);
+  } finally {
+    listener.close();
+  }
 }
 
 async function readAll(conn: RuntimeConn): Promise<string> {
@@ -37,13 +42,7 @@ async function readAll(conn: RuntimeConn): Promise<string> {
 for (const direct of [true, false]) {
   const mode = direct ? "the runtime's operations" : "the socket's methods";
   Deno.test(`RuntimeConn through ${mode}: bytes both ways, 0 at the end`, async () => {
-    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const { port } = listener.addr as Deno.NetAddr;
-    const [server, client] = await pair(
-      listener,
-      () => Deno.connect({ hostname: "127.0.0.1", port }),
-    );
-    listener.close();
+    const [server, client] = await tcpPair();
     const conn = direct
       ? new RuntimeConn(server)
       : new RuntimeConn(server, null);
@@ -78,13 +77,7 @@ for (const direct of [true, false]) {
 Deno.test("RuntimeConn: on this runtime, reads skip Deno.Conn.read", async () => {
   // The point of the wrapper: if a Deno upgrade removes the operations it
   // uses, this fails and the fallback's cost is known, rather than silent.
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  const [server, client] = await pair(
-    listener,
-    () => Deno.connect({ hostname: "127.0.0.1", port }),
-  );
-  listener.close();
+  const [server, client] = await tcpPair();
   server.read = () => Promise.reject(new Error("Deno.Conn.read was called"));
   const conn = new RuntimeConn(server);
   try {
@@ -145,13 +138,7 @@ Deno.test("RuntimeListener over TLS: handshake, ALPN, bytes both ways", async (t
 });
 
 Deno.test("RuntimeConn.handshake on a plain socket rejects", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  const [server, client] = await pair(
-    listener,
-    () => Deno.connect({ hostname: "127.0.0.1", port }),
-  );
-  listener.close();
+  const [server, client] = await tcpPair();
   const conn = new RuntimeConn(server);
   try {
     await assert.rejects(conn.handshake(), TypeError);
