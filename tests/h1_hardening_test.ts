@@ -167,6 +167,28 @@ Deno.test("a TLS client that never sends its ClientHello stops counting after he
   }
 });
 
+Deno.test("the plainHttp answer listener closes a TLS client that never sends its ClientHello", async (t) => {
+  const tls = await testCertificate();
+  if (tls === null) {
+    console.log("openssl is not installed: skipped");
+    await t.step({ name: "needs openssl", ignore: true, fn() {} });
+    return;
+  }
+  await using server = await startServer(() => Response.text("ok"), {
+    tls: { ...tls, plainHttp: "answer" },
+    limits: { headerTimeoutMs: 300 },
+  });
+  const started = performance.now();
+  const { closed, text } = await readAll(await connect(server.port), 5000);
+  assert.equal(closed, true);
+  assert.equal(text, "");
+  assert.ok(performance.now() - started >= 290);
+  for (let i = 0; i < 50 && server.server.connections > 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(server.server.connections, 0);
+});
+
 Deno.test("connections above maxConnections are closed at once and counted", async () => {
   await using server = await serve(() => Response.text("ok"), {
     maxConnections: 2,
