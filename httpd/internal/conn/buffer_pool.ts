@@ -20,6 +20,9 @@ export const CONNECTION_BUFFER_SIZE = 16 * 1024;
  * keep-alive connections each hold one.
  */
 export const IDLE_BUFFER_SIZE = 1024;
+/** Stands for "no buffer held" (an idle connection's): empty, and a no-op to
+ * release. */
+export const NO_BUFFER: Uint8Array = new Uint8Array(0);
 /** Buffers kept for reuse: enough for 512 connections' read and write sides,
  * 16 MiB at most; beyond that released buffers are left to the collector. */
 export const MAX_POOLED_BUFFERS = 1024;

@@ -22,6 +22,21 @@ export interface Detected {
 }
 
 /**
+ * The buffer protocol detection read `initial` into, which the driver keeps
+ * as its idle buffer (it holds no other bytes); `undefined` when `initial`
+ * is not a view at the start of such a buffer (TLS, or bytes from elsewhere).
+ *
+ * @param initial The bytes a driver starts with.
+ * @returns The whole buffer, or `undefined`.
+ */
+export function detectionBuffer(initial: Uint8Array): Uint8Array | undefined {
+  return initial.buffer.byteLength === IDLE_BUFFER_SIZE &&
+      initial.byteOffset === 0
+    ? new Uint8Array(initial.buffer)
+    : undefined;
+}
+
+/**
  * Decides from the first bytes whether a plaintext client speaks HTTP/2 with
  * prior knowledge. Reads until the bytes differ from the preface or match its
  * start; most clients send a whole request in the first segment, so this

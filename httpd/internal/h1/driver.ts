@@ -29,12 +29,14 @@ import {
   CONNECTION_BUFFER_SIZE,
   connectionBuffers,
   IDLE_BUFFER_SIZE,
+  NO_BUFFER,
 } from "../conn/buffer_pool.ts";
 import {
   type DeadlineWatcher,
   type Watched,
   watcherFor,
 } from "../conn/deadlines.ts";
+import { detectionBuffer } from "../conn/detect.ts";
 import type { Slot } from "../conn/slot_set.ts";
 import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
@@ -62,7 +64,6 @@ import type { PendingUpgrade } from "../ws/types.ts";
  * back to the pool and reads into its small idle buffer, where a short head
  * is parsed in place; a longer head moves to a pooled buffer. */
 const WRITE_BUFFER_SIZE = CONNECTION_BUFFER_SIZE;
-const NO_BYTES = new Uint8Array(0);
 /** In-memory bodies up to this size are copied next to their head (one write). */
 const COPY_BODY_LIMIT = 16 * 1024;
 /** Up to this length, ASCII text is copied by a loop: cheaper than an encoder call. */
@@ -113,7 +114,7 @@ class H1Connection implements ServedConnection, Watched {
   #start: number;
   #end: number;
   /** The pooled write buffer while a response is built; empty when idle. */
-  #out: Uint8Array = NO_BYTES;
+  #out: Uint8Array = NO_BUFFER;
   #outLen = 0;
   #phase = IDLE;
   #served = 0;
@@ -146,16 +147,14 @@ class H1Connection implements ServedConnection, Watched {
     this.#server = server;
     this.#info = info;
     this.#parser = new HeadParser(server.limits);
-    if (
-      initial.buffer.byteLength === IDLE_BUFFER_SIZE && initial.byteOffset === 0
-    ) {
-      // Adopt the buffer protocol detection read into as the idle buffer.
-      this.#buf = this.#idleBuf = new Uint8Array(initial.buffer);
+    const detected = detectionBuffer(initial);
+    if (detected !== undefined) {
+      this.#buf = this.#idleBuf = detected;
       this.#start = 0;
       this.#end = initial.byteLength;
     } else if (initial.byteLength === 0) {
       // TLS: the first read goes into the idle buffer.
-      this.#buf = NO_BYTES;
+      this.#buf = NO_BUFFER;
       this.#start = this.#end = 0;
     } else {
       this.#buf = connectionBuffers.acquire();
@@ -225,7 +224,7 @@ class H1Connection implements ServedConnection, Watched {
       }
       connectionBuffers.release(this.#buf);
       connectionBuffers.release(this.#out);
-      this.#buf = this.#out = NO_BYTES;
+      this.#buf = this.#out = NO_BUFFER;
       if (upgraded === undefined) this.#resolveClosed();
       // The socket now belongs to the WebSocket.
       else upgraded.closed.then(this.#resolveClosed);
@@ -314,7 +313,7 @@ class H1Connection implements ServedConnection, Watched {
     this.#bodyScratch = undefined;
     // Written already; taken again by the next response.
     connectionBuffers.release(this.#out);
-    this.#out = NO_BYTES;
+    this.#out = NO_BUFFER;
     const buf = this.#buf;
     if (buf === this.#idleBuf) return;
     connectionBuffers.release(buf);
@@ -582,19 +581,18 @@ class H1Connection implements ServedConnection, Watched {
       this.#pendingRead !== undefined || this.#end === this.#buf.length ||
       (this.#reader !== null && !this.#reader.done)
     ) return;
-    const read = this.#conn.read(this.#buf.subarray(this.#end)).then(
-      (n) => n,
-      () => 0,
-    ).then((n) => {
-      this.#pendingRead = undefined;
-      if (n === 0) {
-        this.#peerGone = true;
-        void body.cancel();
-      } else {
-        this.#end += n;
-      }
-      return n;
-    });
+    // A failed read ends the stream like the peer's FIN.
+    const read = this.#conn.read(this.#buf.subarray(this.#end)).catch(() => 0)
+      .then((n) => {
+        this.#pendingRead = undefined;
+        if (n === 0) {
+          this.#peerGone = true;
+          void body.cancel();
+        } else {
+          this.#end += n;
+        }
+        return n;
+      });
     this.#pendingRead = read;
   }
 
@@ -623,7 +621,7 @@ class H1Connection implements ServedConnection, Watched {
   }
 
   #append(text: string): void {
-    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
+    if (this.#out === NO_BUFFER) this.#out = connectionBuffers.acquire();
     if (text.length * 3 > this.#out.length - this.#outLen) {
       const bytes = encoder.encode(text);
       this.#appendBytes(bytes);
@@ -638,7 +636,7 @@ class H1Connection implements ServedConnection, Watched {
 
   /** Appends text known to be ASCII; short text skips the encoder call. */
   #appendAscii(text: string): void {
-    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
+    if (this.#out === NO_BUFFER) this.#out = connectionBuffers.acquire();
     if (
       text.length > SHORT_TEXT || text.length > this.#out.length - this.#outLen
     ) {
@@ -651,7 +649,7 @@ class H1Connection implements ServedConnection, Watched {
   }
 
   #appendBytes(bytes: Uint8Array): void {
-    if (this.#out === NO_BYTES) this.#out = connectionBuffers.acquire();
+    if (this.#out === NO_BUFFER) this.#out = connectionBuffers.acquire();
     if (bytes.byteLength > this.#out.length - this.#outLen) {
       // Rare: flush synchronously-ordered by queueing a copy.
       const grown = new Uint8Array(

@@ -40,6 +40,7 @@ import {
   WebSocketTunnel,
 } from "./websocket_stream.ts";
 import { connectionBuffers, IDLE_BUFFER_SIZE } from "../conn/buffer_pool.ts";
+import { detectionBuffer } from "../conn/detect.ts";
 import {
   type DeadlineWatcher,
   type Watched,
@@ -306,9 +307,7 @@ class H2Driver implements H2ConnectionEvents, Watched {
     this.#flush();
     // receive() kept nothing: detection's buffer becomes the idle buffer.
     this.#reading = this.#readLoop(
-      initial.buffer.byteLength === IDLE_BUFFER_SIZE && initial.byteOffset === 0
-        ? new Uint8Array(initial.buffer)
-        : new Uint8Array(IDLE_BUFFER_SIZE),
+      detectionBuffer(initial) ?? new Uint8Array(IDLE_BUFFER_SIZE),
     );
   }
 

@@ -4,10 +4,8 @@
  *
  * @module
  */
-import { connectionBuffers } from "../conn/buffer_pool.ts";
+import { connectionBuffers, NO_BUFFER } from "../conn/buffer_pool.ts";
 import { Flags, FRAME_HEADER_SIZE, FrameType } from "./frame.ts";
-
-const NO_BYTES = new Uint8Array(0);
 
 /**
  * Collects encoded frames. The driver takes the bytes with
@@ -31,8 +29,8 @@ const NO_BYTES = new Uint8Array(0);
  * ```
  */
 export class FrameWriter {
-  #buf: Uint8Array = NO_BYTES;
-  #spare: Uint8Array = NO_BYTES;
+  #buf: Uint8Array = NO_BUFFER;
+  #spare: Uint8Array = NO_BUFFER;
   #len = 0;
 
   /** Bytes queued and not yet taken. */
@@ -65,7 +63,7 @@ export class FrameWriter {
     if (this.#len > 0) return;
     connectionBuffers.release(this.#buf);
     connectionBuffers.release(this.#spare);
-    this.#buf = this.#spare = NO_BYTES;
+    this.#buf = this.#spare = NO_BUFFER;
   }
 
   #reserve(n: number): number {
