@@ -16,6 +16,7 @@
 import { parseArgs } from "node:util";
 import {
   cpuMs,
+  denoServer,
   duration,
   h2load,
   type H2loadResult,
@@ -93,29 +94,20 @@ export async function runH2Bench(options: H2BenchOptions = {}): Promise<void> {
     }
     const root = new URL("..", import.meta.url).pathname;
     const core0 = await pin(0);
-    const deno = Deno.execPath();
     const commands: [string, Target["transport"], string[]][] = [];
     const transports = [["TLS h2", [dir]], ["h2c", []]] as const;
-    for (const [transport, tls] of transports) {
+    for (const [transport, args] of transports) {
       commands.push(
-        ["@org/httpd", transport, [
-          ...core0,
-          deno,
-          "run",
-          "-A",
-          "bench/servers/httpd_hello.ts",
-          "0",
-          ...tls,
-        ]],
-        ["Deno.serve", transport, [
-          ...core0,
-          deno,
-          "run",
-          "-A",
-          "bench/servers/deno_serve_hello.ts",
-          "0",
-          ...tls,
-        ]],
+        [
+          "@org/httpd",
+          transport,
+          denoServer(core0, "httpd_hello.ts", { args }),
+        ],
+        [
+          "Deno.serve",
+          transport,
+          denoServer(core0, "deno_serve_hello.ts", { args }),
+        ],
       );
       if (await have("node")) {
         commands.push(["node:http2", transport, [
@@ -123,7 +115,7 @@ export async function runH2Bench(options: H2BenchOptions = {}): Promise<void> {
           "node",
           "bench/servers/node_http2_hello.mjs",
           "0",
-          ...tls,
+          ...args,
         ]]);
       }
     }

@@ -19,6 +19,7 @@
 import { parseArgs } from "node:util";
 import {
   cpuMs,
+  denoServer,
   duration,
   have,
   type Latency,
@@ -64,25 +65,10 @@ interface Target {
   stop(): Promise<void>;
 }
 
-const deno = Deno.execPath();
 const core0 = await pin(0);
 const commands: [string, string[]][] = [
-  ["@org/httpd", [
-    ...core0,
-    deno,
-    "run",
-    "-A",
-    "bench/servers/httpd_hello.ts",
-    "0",
-  ]],
-  ["Deno.serve", [
-    ...core0,
-    deno,
-    "run",
-    "-A",
-    "bench/servers/deno_serve_hello.ts",
-    "0",
-  ]],
+  ["@org/httpd", denoServer(core0, "httpd_hello.ts")],
+  ["Deno.serve", denoServer(core0, "deno_serve_hello.ts")],
 ];
 if (await have("node")) {
   commands.push(["node:http", [
@@ -248,13 +234,12 @@ if (!values["skip-rss"]) {
   const flags = values["v8-flags"];
   const measured = commands.slice(0, 2);
   if (flags !== undefined) {
-    const [, ours] = commands[0]!;
-    const at = ours.indexOf("run") + 1;
-    measured.push([`@org/httpd --v8-flags=${flags}`, [
-      ...ours.slice(0, at),
-      `--v8-flags=${flags}`,
-      ...ours.slice(at),
-    ]]);
+    measured.push([
+      `@org/httpd --v8-flags=${flags}`,
+      denoServer(core0, "httpd_hello.ts", {
+        denoFlags: [`--v8-flags=${flags}`],
+      }),
+    ]);
   }
   for (const [name, cmd] of measured) {
     const target = await start(name, cmd);

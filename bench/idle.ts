@@ -18,6 +18,7 @@
  */
 import { parseArgs } from "node:util";
 import {
+  denoServer,
   machine,
   pin,
   rssKiB,
@@ -202,10 +203,9 @@ const dir = await Deno.makeTempDir({ prefix: "bench_idle" });
 try {
   const certificate = await writeTestCertificate(dir);
   const core0 = await pin(0);
-  const deno = [...core0, Deno.execPath(), "run", "-A"];
   const cases: Case[] = [];
   for (const tls of [false, true]) {
-    const cert = tls ? [dir] : [];
+    const args = tls ? [dir] : [];
     if (tls && certificate === null) {
       console.log("openssl is missing: TLS cases left out");
       break;
@@ -216,28 +216,22 @@ try {
           name: "@org/httpd",
           protocol,
           tls,
-          cmd: [...deno, "bench/servers/httpd_hello.ts", "0", ...cert],
+          cmd: denoServer(core0, "httpd_hello.ts", { args }),
         },
         ...(values["v8-flags"] === undefined ? [] : [{
           name: `@org/httpd --v8-flags=${values["v8-flags"]}`,
           protocol,
           tls,
-          cmd: [
-            ...core0,
-            Deno.execPath(),
-            "run",
-            "-A",
-            `--v8-flags=${values["v8-flags"]}`,
-            "bench/servers/httpd_hello.ts",
-            "0",
-            ...cert,
-          ],
+          cmd: denoServer(core0, "httpd_hello.ts", {
+            args,
+            denoFlags: [`--v8-flags=${values["v8-flags"]}`],
+          }),
         }]),
         {
           name: "Deno.serve",
           protocol,
           tls,
-          cmd: [...deno, "bench/servers/deno_serve_hello.ts", "0", ...cert],
+          cmd: denoServer(core0, "deno_serve_hello.ts", { args }),
         },
       );
     }
@@ -245,7 +239,7 @@ try {
       name: `bare Deno.${tls ? "listenTls" : "listen"} loop`,
       protocol: "http/1.1",
       tls,
-      cmd: [...deno, "bench/servers/deno_listen_hello.ts", "0", ...cert],
+      cmd: denoServer(core0, "deno_listen_hello.ts", { args }),
     });
   }
   const rows: string[][] = [];

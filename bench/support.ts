@@ -32,6 +32,33 @@ export async function pin(core: number): Promise<string[]> {
   return (await have("taskset")) ? ["taskset", "-c", String(core)] : [];
 }
 
+/**
+ * The command that runs `bench/servers/<script>` under this Deno, on a port
+ * the system picks: `prefix` (from {@linkcode pin}) first, then
+ * `deno run -A`, `denoFlags`, the script, `0` and `args`.
+ *
+ * @param prefix What pins the server to a core, or nothing.
+ * @param script The server's file in `bench/servers/`.
+ * @param options Arguments after the port, flags for `deno run`.
+ * @returns The command.
+ */
+export function denoServer(
+  prefix: string[],
+  script: string,
+  options: { args?: readonly string[]; denoFlags?: readonly string[] } = {},
+): string[] {
+  return [
+    ...prefix,
+    Deno.execPath(),
+    "run",
+    "-A",
+    ...(options.denoFlags ?? []),
+    `bench/servers/${script}`,
+    "0",
+    ...(options.args ?? []),
+  ];
+}
+
 /** Starts `cmd`, waits for a line `ready <port>` on stdout. */
 export async function startServer(
   name: string,

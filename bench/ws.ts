@@ -24,6 +24,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
   cpuMs,
+  denoServer,
   have,
   machine,
   pin,
@@ -43,38 +44,19 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const idleCount = Number(values.idle);
 const root = new URL("..", import.meta.url).pathname;
-const deno = Deno.execPath();
 const core0 = await pin(0);
 const core1 = await pin(1);
 
 const servers: [string, string[]][] = [
-  ["@org/httpd", [
-    ...core0,
-    deno,
-    "run",
-    "-A",
-    "--config",
-    "bench/deno.json",
-    "bench/servers/httpd_ws_echo.ts",
-    "0",
-  ]],
-  ["Deno.serve", [
-    ...core0,
-    deno,
-    "run",
-    "-A",
-    "bench/servers/deno_serve_ws_echo.ts",
-    "0",
-  ]],
+  [
+    "@org/httpd",
+    denoServer(core0, "httpd_ws_echo.ts", {
+      denoFlags: ["--config", "bench/deno.json"],
+    }),
+  ],
+  ["Deno.serve", denoServer(core0, "deno_serve_ws_echo.ts")],
   // The floor: framing only, one read and one write per echo.
-  ["bare Deno.listen loop", [
-    ...core0,
-    deno,
-    "run",
-    "-A",
-    "bench/servers/deno_listen_ws_echo.ts",
-    "0",
-  ]],
+  ["bare Deno.listen loop", denoServer(core0, "deno_listen_ws_echo.ts")],
 ];
 if (!(await have("node"))) {
   console.log("node is not installed: Node + ws is left out");
@@ -114,7 +96,7 @@ const loads: [string, Load][] = [
  */
 const generator = (await have("node"))
   ? ["node", "bench/ws_load.mjs"]
-  : [deno, "run", "-A", "bench/ws_load.ts"];
+  : [Deno.execPath(), "run", "-A", "bench/ws_load.ts"];
 
 interface Figure {
   /** Echoes per second. */
