@@ -229,10 +229,17 @@ if (!values["skip-rss"]) {
   // 1M requests (keep-alive load in 1 s steps, so the samples fall close
   // to those counts), then after 5M (pipelined, to get there sooner). The
   // last figure tells a leak (still growing) from V8 sizing its heap
-  // (steps, then flat).
+  // (steps, then flat). The bare Deno.listen loop (no parsing, one
+  // response per read, so no pipelining: it stops at 1M) shows what a
+  // read loop in JavaScript costs by itself: every pending read is a
+  // promise chain that survives V8's young-generation collections, which
+  // makes V8 grow that generation; Deno.serve waits for requests in Rust.
   const rows: (string | number)[][] = [];
   const flags = values["v8-flags"];
-  const measured = commands.slice(0, 2);
+  const measured = [
+    ...commands.slice(0, 2),
+    ["bare Deno.listen loop", denoServer(core0, "deno_listen_hello.ts")],
+  ] as [string, string[]][];
   if (flags !== undefined) {
     measured.push([
       `@org/httpd --v8-flags=${flags}`,
@@ -246,7 +253,9 @@ if (!values["skip-rss"]) {
     const samples: [number, number][] = [];
     let served = 0;
     try {
-      const marks = [100_000, 1_000_000, 5_000_000];
+      const marks = name.startsWith("bare")
+        ? [100_000, 1_000_000]
+        : [100_000, 1_000_000, 5_000_000];
       samples.push([0, await target.rssKiB()]);
       while (served < marks.at(-1)!) {
         const run = await wrk(`http://127.0.0.1:${target.port}/`, {
@@ -268,10 +277,12 @@ if (!values["skip-rss"]) {
       await target.stop();
     }
     const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
-    rows.push([
-      name,
-      ...samples.map(([n, kib]) => `${mib(kib)} (${n.toLocaleString("en")})`),
-    ]);
+    const cells = samples.map(([n, kib]) =>
+      `${mib(kib)} (${n.toLocaleString("en")})`
+    );
+    // The bare loop stopped at its last sample, the 1M one.
+    if (name.startsWith("bare")) cells.push("–");
+    rows.push([name, ...cells]);
   }
   console.log([
     "",
