@@ -381,7 +381,9 @@ export class Filter {
    * `Accept-Ranges` and has its strong ETag weakened. In-memory bodies up to
    * 64 KiB are compressed in one call; larger and streamed bodies (files
    * included) are compressed as they are sent, never buffered whole, and
-   * each chunk a stream yields is flushed to the client at once.
+   * each chunk a stream yields is flushed to the client at once. `node:zlib`
+   * is loaded when the filter is made (servers without it do not load it); a
+   * request that comes before it finished loading waits for it.
    *
    * @param options The threshold and the codings to offer.
    * @returns The filter.

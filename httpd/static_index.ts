@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { promisify } from "node:util";
-import * as zlib from "node:zlib";
 import { DEFAULT_COMPRESS_THRESHOLD } from "./compress.ts";
 import { MimeTypes } from "./mime_types.ts";
 import { hashEtag, sha256 } from "./internal/static/etag.ts";
+import { loadZlib, type ZlibModule } from "./internal/node_builtins.ts";
 import {
   formatIndex,
   INDEX_FILE_NAME,
@@ -59,12 +58,6 @@ export interface BuildStaticIndexResult {
   indexWritten: boolean;
 }
 
-const gzipAsync = promisify(zlib.gzip);
-const brotliAsync = promisify(zlib.brotliCompress);
-// Absent from runtimes whose node:zlib predates zstd.
-const zstdCompress = (zlib as { zstdCompress?: typeof zlib.zstdCompress })
-  .zstdCompress;
-const zstdAsync = zstdCompress && promisify(zstdCompress);
 /** The zstd level of sidecars: 19 is the highest level that needs no more
  * memory to decode than the default (levels 20-22 need a larger window). */
 const ZSTD_LEVEL = 19;
@@ -114,13 +107,16 @@ export async function buildStaticIndex(
   options?: BuildStaticIndexOptions,
 ): Promise<BuildStaticIndexResult> {
   const compress = options?.compress ?? [];
+  // Only a build that compresses needs node:zlib.
+  const zlib = compress.length > 0 ? await loadZlib() : undefined;
   for (const coding of compress) {
     if (!Object.hasOwn(SIDECAR_SUFFIXES, coding)) {
       throw new TypeError(
         `Cannot compress with "${coding}": unsupported coding`,
       );
     }
-    if (coding === "zstd" && zstdAsync === undefined) {
+    // Absent from runtimes whose node:zlib predates zstd.
+    if (coding === "zstd" && typeof zlib?.zstdCompress !== "function") {
       throw new TypeError(
         'Cannot compress with "zstd": this runtime\'s node:zlib has no zstd',
       );
@@ -163,6 +159,7 @@ export async function buildStaticIndex(
   for (const path of paths) {
     const entry = await indexFile(root, path, found.get(path)!, old[path], {
       compress,
+      zlib,
       threshold,
       found,
       result,
@@ -180,6 +177,8 @@ export async function buildStaticIndex(
 
 interface IndexContext {
   compress: readonly string[];
+  /** Loaded when `compress` lists a coding. */
+  zlib: ZlibModule | undefined;
   threshold: number;
   found: Map<string, Deno.FileInfo>;
   result: BuildStaticIndexResult;
@@ -202,7 +201,7 @@ async function indexFile(
     digest = old.sha256;
   } else {
     bytes = await Deno.readFile(file);
-    digest = sha256(bytes);
+    digest = await sha256(bytes);
     ctx.result.hashed++;
   }
   const entry: StaticIndexEntry = {
@@ -237,7 +236,7 @@ async function indexFile(
         continue;
       }
       bytes ??= await Deno.readFile(file);
-      const packed = await compressWith(coding, bytes);
+      const packed = await compressWith(ctx.zlib!, coding, bytes);
       if (packed.byteLength >= bytes.byteLength) {
         if (existing !== undefined && old?.sidecars?.[coding] !== undefined) {
           await Deno.remove(root + sidecarPath);
@@ -257,7 +256,7 @@ async function indexFile(
       sidecars[coding] = {
         size: written.size,
         mtimeMs: mtimeOf(written),
-        sha256: sha256(packed),
+        sha256: await sha256(packed),
       };
     } else if (existing !== undefined && mtimeOf(existing) >= mtimeMs) {
       // Another tool's sidecar, fresh: list it so it can be served.
@@ -267,7 +266,7 @@ async function indexFile(
       sidecars[coding] = same ? oldSidecar : {
         size: existing.size,
         mtimeMs: mtimeOf(existing),
-        sha256: sha256(await Deno.readFile(root + sidecarPath)),
+        sha256: await sha256(await Deno.readFile(root + sidecarPath)),
       };
     }
   }
@@ -275,25 +274,33 @@ async function indexFile(
   return entry;
 }
 
-function compressWith(coding: string, bytes: Uint8Array): Promise<Uint8Array> {
+function compressWith(
+  zlib: ZlibModule,
+  coding: string,
+  bytes: Uint8Array,
+): Promise<Uint8Array> {
   const c = zlib.constants;
-  if (coding === "gzip") {
-    return gzipAsync(bytes, { level: c.Z_BEST_COMPRESSION });
-  }
-  if (coding === "zstd") {
-    return zstdAsync!(bytes, {
-      params: {
-        [c.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
-        [c.ZSTD_c_checksumFlag]: 1,
-      },
-    });
-  }
-  return brotliAsync(bytes, {
-    params: {
-      [c.BROTLI_PARAM_QUALITY]: c.BROTLI_MAX_QUALITY,
-      [c.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
-      [c.BROTLI_PARAM_MODE]: c.BROTLI_MODE_TEXT,
-    },
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, out: Uint8Array) =>
+      error === null ? resolve(out) : reject(error);
+    if (coding === "gzip") {
+      zlib.gzip(bytes, { level: c.Z_BEST_COMPRESSION }, done);
+    } else if (coding === "zstd") {
+      zlib.zstdCompress(bytes, {
+        params: {
+          [c.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
+          [c.ZSTD_c_checksumFlag]: 1,
+        },
+      }, done);
+    } else {
+      zlib.brotliCompress(bytes, {
+        params: {
+          [c.BROTLI_PARAM_QUALITY]: c.BROTLI_MAX_QUALITY,
+          [c.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+          [c.BROTLI_PARAM_MODE]: c.BROTLI_MODE_TEXT,
+        },
+      }, done);
+    }
   });
 }
 

@@ -13,6 +13,11 @@
  *   live in `bench/deno.json` and its own lockfile).
  * - **Published text speaks to users**: no internal jargon ("seed", issue
  *   numbers) in published files or the README.
+ * - **Costly Node built-ins load on use.** `@org/httpd` imports `node:zlib`,
+ *   `node:crypto`, `node:net`, `node:tls`, `node:stream` and `node:buffer`
+ *   only for types, or through `httpd/internal/node_builtins.ts`: importing
+ *   them loads about 3 MiB of Deno's Node compatibility layer into every
+ *   server, compressing or not.
  *
  * Prints one line per problem and exits 1 when there is any.
  *
@@ -229,6 +234,26 @@ try {
   }
 } catch {
   // No lockfile yet: nothing to compare.
+}
+
+// --- Node built-ins loaded on use ---------------------------------------------
+
+/** A value import (not `import type`) of a costly Node built-in. */
+const COSTLY_NODE_IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^'";]*?from\s*["']node:(zlib|crypto|net|tls|stream|buffer)["']|(?:^|\n)\s*import\s*["']node:(zlib|crypto|net|tls|stream|buffer)["']/g;
+if (httpd !== undefined) {
+  for (const file of await publishedFiles(httpd.dir)) {
+    if (!file.endsWith(".ts")) continue;
+    const code = (await Deno.readTextFile(join(ROOT, file)))
+      .replace(/\/\*[\s\S]*?\*\//g, "");
+    for (const match of code.matchAll(COSTLY_NODE_IMPORT)) {
+      problem(
+        `${file}: imports node:${
+          match[1] ?? match[2]
+        } when loaded; use httpd/internal/node_builtins.ts so servers that do not need it do not load it`,
+      );
+    }
+  }
 }
 
 // --- words for users ---------------------------------------------------------

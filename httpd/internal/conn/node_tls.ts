@@ -13,9 +13,9 @@
  *
  * @module
  */
-import net from "node:net";
-import { finished } from "node:stream";
-import tls from "node:tls";
+import type net from "node:net";
+import type tls from "node:tls";
+import { loadNodeTls, type NodeTlsModules } from "../node_builtins.ts";
 import { classifyFirstBytes } from "./plain_http.ts";
 import type { Listener, TlsConn } from "./types.ts";
 
@@ -68,6 +68,8 @@ export interface NodeTlsListenerOptions {
 
 /** What each accepted connection uses, fixed when it is accepted. */
 interface TlsSetup {
+  /** The Node modules, loaded when the listener binds. */
+  readonly node: NodeTlsModules;
   readonly context: tls.SecureContext;
   readonly alpnProtocols: string[];
   readonly answer: () => Uint8Array;
@@ -75,8 +77,8 @@ interface TlsSetup {
 
 /**
  * A TCP listener that serves TLS through `node:tls` and answers plain HTTP
- * with a `400`. It binds asynchronously: {@linkcode NodeTlsListener.bound}
- * settles once it listens.
+ * with a `400`. It binds asynchronously, once `node:net` and `node:tls` are
+ * loaded: {@linkcode NodeTlsListener.bound} settles once it listens.
  *
  * @example Bind, then accept
  * ```ts ignore
@@ -89,8 +91,9 @@ interface TlsSetup {
 export class NodeTlsListener implements Listener {
   /** Settles once bound; rejects with `Deno.errors.AddrInUse` and the like. */
   readonly bound: Promise<void>;
-  #server: net.Server;
-  #setup: TlsSetup;
+  /** Until bound, `undefined`. */
+  #server: net.Server | undefined;
+  #setup: TlsSetup | undefined;
   #addr: Deno.NetAddr;
   #queue: NodeTlsConn[] = [];
   #waiting: PromiseWithResolvers<NodeTlsConn> | undefined;
@@ -102,27 +105,37 @@ export class NodeTlsListener implements Listener {
    * @param options The address, certificate and ALPN protocols.
    */
   constructor(options: NodeTlsListenerOptions) {
+    this.#addr = {
+      transport: "tcp",
+      hostname: options.hostname,
+      port: options.port,
+    };
+    this.bound = loadNodeTls().then((node) => this.#listen(node, options));
+  }
+
+  #listen(
+    node: NodeTlsModules,
+    options: NodeTlsListenerOptions,
+  ): Promise<void> {
+    // Closed while the modules loaded: nothing to bind.
+    if (this.#closed) return Promise.resolve();
     this.#setup = {
-      context: tls.createSecureContext({
+      node,
+      context: node.tls.createSecureContext({
         cert: options.cert,
         key: options.key,
       }),
       alpnProtocols: options.alpnProtocols,
       answer: options.answer,
     };
-    this.#addr = {
-      transport: "tcp",
-      hostname: options.hostname,
-      port: options.port,
-    };
     // Half-open like Deno's sockets: a peer's FIN does not end our side.
-    const server = net.createServer(
+    const server = node.net.createServer(
       { allowHalfOpen: true },
       (socket) => this.#connection(socket),
     );
     this.#server = server;
     let listening = false;
-    this.bound = new Promise((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       server.on("error", (error) => {
         // Once listening, an accept that failed (too many open files) is
         // passed over and the server goes on, as the default accept loop
@@ -183,7 +196,7 @@ export class NodeTlsListener implements Listener {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#server.close();
+    this.#server?.close();
     for (const conn of this.#queue) conn.close();
     this.#queue = [];
     const waiting = this.#waiting;
@@ -201,9 +214,15 @@ export class NodeTlsListener implements Listener {
    * @param key The private key, PEM.
    */
   setCertificate(cert: string, key: string): void {
+    const setup = this.#setup;
+    if (setup === undefined) {
+      throw new Deno.errors.BadResource(
+        "Cannot replace the certificate: the listener is not bound",
+      );
+    }
     this.#setup = {
-      ...this.#setup,
-      context: tls.createSecureContext({ cert, key }),
+      ...setup,
+      context: setup.node.tls.createSecureContext({ cert, key }),
     };
   }
 
@@ -212,7 +231,7 @@ export class NodeTlsListener implements Listener {
       socket.destroy();
       return;
     }
-    const conn = new NodeTlsConn(socket, this.#setup);
+    const conn = new NodeTlsConn(socket, this.#setup!);
     const waiting = this.#waiting;
     if (waiting !== undefined) {
       this.#waiting = undefined;
@@ -380,7 +399,7 @@ export class NodeTlsConn implements TlsConn {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      finished(socket, { readable: false }, () => resolve());
+      this.#setup.node.finished(socket, { readable: false }, () => resolve());
       socket.end();
     });
   }
@@ -421,7 +440,7 @@ export class NodeTlsConn implements TlsConn {
     const raw = this.#raw;
     raw.pause();
     raw.unshift(first);
-    const socket = new tls.TLSSocket(raw, {
+    const socket = new this.#setup.node.tls.TLSSocket(raw, {
       isServer: true,
       secureContext: this.#setup.context,
       ALPNProtocols: this.#setup.alpnProtocols,

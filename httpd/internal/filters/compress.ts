@@ -21,6 +21,7 @@ import {
   encodeSync,
   ZSTD_SUPPORTED,
 } from "./encoders.ts";
+import { loadedZlib, loadZlib, type ZlibModule } from "../node_builtins.ts";
 import { addVary } from "./vary.ts";
 
 /** Largest in-memory body compressed in one synchronous call: 64 KiB takes
@@ -99,7 +100,9 @@ export function compressFilter(
   const { threshold } = settings;
   // Ties between equal q-values go to the server's order; identity last.
   const offer = [...settings.encodings, "identity"];
-  const apply = (req: Request, res: Response): Response => {
+  // Loaded now, while the application starts, so that requests find it.
+  void loadZlib();
+  const apply = (req: Request, res: Response): Response | Promise<Response> => {
     if (!eligible(res, threshold)) return res;
     // RFC 9110 section 12.5.5: the response varies on Accept-Encoding.
     addVary(res.headers, "Accept-Encoding");
@@ -108,7 +111,15 @@ export function compressFilter(
     if (req.method === "HEAD") return res;
     const coding = AcceptEncoding.select(req.header("accept-encoding"), offer);
     if (coding === undefined || coding === "identity") return res;
-    compress(res, coding as Coding);
+    const zlib = loadedZlib();
+    if (zlib === undefined) {
+      // A request that came before node:zlib finished loading waits for it.
+      return loadZlib().then((loaded) => {
+        compress(loaded, res, coding as Coding);
+        return res;
+      });
+    }
+    compress(zlib, res, coding as Coding);
     return res;
   };
   return (next) => (req: Request) => {
@@ -144,7 +155,7 @@ function eligible(res: Response, threshold: number): boolean {
   return isCompressible(headers.get("content-type"));
 }
 
-function compress(res: Response, coding: Coding): void {
+function compress(zlib: ZlibModule, res: Response, coding: Coding): void {
   const headers = res.headers;
   headers.set("content-encoding", coding);
   headers.delete("content-length");
@@ -159,7 +170,7 @@ function compress(res: Response, coding: Coding): void {
   const body = res.body;
   const bytes = body.buffered;
   if (bytes !== undefined && bytes.byteLength <= SYNC_COMPRESS_LIMIT) {
-    res.body = Body.of(encodeSync(coding, bytes));
+    res.body = Body.of(encodeSync(zlib, coding, bytes));
     return;
   }
   res.body = Body.stream(new EncodedChunks(coding, body));

@@ -9,7 +9,13 @@ import { Filter } from "../../filter.ts";
 import type { Handler } from "../../handler.ts";
 import { Request } from "../../request.ts";
 import { Response } from "../../response.ts";
-import { type Coding, encodeStream, ZSTD_SUPPORTED } from "./encoders.ts";
+import {
+  type Coding,
+  encodeStream,
+  ZSTD_SUPPORTED,
+  zstdInDeno,
+} from "./encoders.ts";
+import { loadZlib } from "../node_builtins.ts";
 
 const TEXT = JSON.stringify(
   Array.from({ length: 300 }, (_, i) => ({ id: i, name: `item ${i}` })),
@@ -71,12 +77,46 @@ Deno.test("compress() picks the coding by q-value, ties by the server's order", 
   }
 });
 
-Deno.test("compress() keeps a synchronous answer synchronous", () => {
-  const res = Filter.compress().apply(json)(
+Deno.test("compress() keeps a synchronous answer synchronous once node:zlib is loaded", async () => {
+  const filter = Filter.compress();
+  await loadZlib();
+  const res = filter.apply(json)(
     new Request("/", { headers: { "accept-encoding": "br" } }),
   );
   assert.ok(res instanceof Response);
   assert.equal(res.headers.get("content-encoding"), "br");
+});
+
+Deno.test("compress() makes a request that comes before node:zlib loaded wait for it", async () => {
+  // A fresh process: here node:zlib is loaded already.
+  const script = `
+    import { Filter, Request, Response } from "${new URL(
+    "../../mod.ts",
+    import.meta.url,
+  )}";
+    const text = "x".repeat(2000);
+    const res = Filter.compress().apply(() => Response.text(text))(
+      new Request("/", { headers: { "accept-encoding": "gzip" } }),
+    );
+    const pending = res instanceof Promise;
+    const done = await res;
+    const { gunzipSync } = await import("node:zlib");
+    console.log(JSON.stringify({
+      pending,
+      coding: done.headers.get("content-encoding"),
+      same: new TextDecoder().decode(gunzipSync(done.body.buffered)) === text,
+    }));
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    stdout: "piped",
+  }).output();
+  assert.ok(out.success);
+  assert.deepEqual(JSON.parse(decoder.decode(out.stdout)), {
+    pending: true,
+    coding: "gzip",
+    same: true,
+  });
 });
 
 Deno.test("compress() offers only the encodings it is given, in their order", async () => {
@@ -267,4 +307,27 @@ Deno.test("compress() refuses bad options", () => {
     DEFAULT_COMPRESSION_ENCODINGS,
     ZSTD_SUPPORTED ? ["zstd", "br", "gzip"] : ["br", "gzip"],
   );
+});
+
+Deno.test("ZSTD_SUPPORTED, known from the version, matches this runtime's node:zlib", () => {
+  const module = zlib as unknown as Record<string, unknown>;
+  assert.equal(
+    ZSTD_SUPPORTED,
+    typeof module.zstdCompressSync === "function" &&
+      typeof module.createZstdCompress === "function",
+  );
+});
+
+Deno.test("zstdInDeno() is true from Deno 2.7 on", () => {
+  const cases: [string, boolean][] = [
+    ["1.46.3", false],
+    ["2.6.8", false],
+    ["2.7.0", true],
+    ["2.9.6", true],
+    ["2.10.0", true],
+    ["3.0.0", true],
+  ];
+  for (const [version, expected] of cases) {
+    assert.equal(zstdInDeno(version), expected, version);
+  }
 });

@@ -4,24 +4,30 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
-import * as zlib from "node:zlib";
+import { joinChunks } from "../join_chunks.ts";
+import { loadZlib, type ZlibModule } from "../node_builtins.ts";
 
 /** A content coding the compress filter can produce. */
 export type Coding = "br" | "gzip" | "zstd";
 
-// zstd arrived in node:zlib after gzip and brotli; older runtimes lack it.
-const zstd = zlib as unknown as {
-  zstdCompressSync?: (data: Uint8Array, options?: object) => Uint8Array;
-  createZstdCompress?: (options?: object) => zlib.Gzip;
-};
-const C = zlib.constants as unknown as Record<string, number>;
+/** The first Deno minor release whose every version has zstd in `node:zlib`
+ * (denoland/deno#32025 landed in 2.6.9 and 2.7.0; on 2.6.9 zstd is merely
+ * not offered). */
+const ZSTD_SINCE = [2, 7] as const;
 
-/** Whether this runtime's `node:zlib` can produce zstd (RFC 8878). */
-export const ZSTD_SUPPORTED: boolean =
-  typeof zstd.zstdCompressSync === "function" &&
-  typeof zstd.createZstdCompress === "function" &&
-  C.ZSTD_c_compressionLevel !== undefined;
+/** Whether `deno` (a version such as "2.9.6") has zstd in `node:zlib`. */
+export function zstdInDeno(deno: string): boolean {
+  const [major = 0, minor = 0] = deno.split(".").map(Number);
+  return major > ZSTD_SINCE[0] ||
+    (major === ZSTD_SINCE[0] && minor >= ZSTD_SINCE[1]);
+}
+
+/**
+ * Whether this runtime's `node:zlib` can produce zstd (RFC 8878). Known from
+ * the runtime's version, so that importing the library does not load
+ * `node:zlib` (see `node_builtins.ts`); a test checks it against the module.
+ */
+export const ZSTD_SUPPORTED: boolean = zstdInDeno(Deno.version.deno);
 
 /** gzip level 6, zlib's default: the usual speed and size balance. */
 const GZIP_LEVEL = 6;
@@ -36,14 +42,29 @@ const ZSTD_LEVEL = 3;
  * in memory gets a window sized to it. */
 const STREAM_WINDOW_LOG = 19;
 
+/** zstd in `node:zlib`, where the runtime's types may not list it yet. */
+interface ZstdZlib {
+  zstdCompressSync(data: Uint8Array, options?: object): Uint8Array;
+  createZstdCompress(options?: object): Compressor;
+}
+
+/** A `node:zlib` compressor: a duplex stream with `flush`. */
+type Compressor = ReturnType<ZlibModule["createGzip"]>;
+
 /**
  * Compresses a body held in memory in one call.
  *
+ * @param zlib The loaded `node:zlib` (see `loadedZlib()`).
  * @param coding The coding.
  * @param data The body.
  * @returns The encoded bytes.
  */
-export function encodeSync(coding: Coding, data: Uint8Array): Uint8Array {
+export function encodeSync(
+  zlib: ZlibModule,
+  coding: Coding,
+  data: Uint8Array,
+): Uint8Array {
+  const C = constants(zlib);
   let out: Uint8Array;
   switch (coding) {
     case "gzip":
@@ -58,7 +79,7 @@ export function encodeSync(coding: Coding, data: Uint8Array): Uint8Array {
       });
       break;
     case "zstd":
-      out = zstd.zstdCompressSync!(data, {
+      out = (zlib as unknown as ZstdZlib).zstdCompressSync(data, {
         params: { [C.ZSTD_c_compressionLevel!]: ZSTD_LEVEL },
         pledgedSrcSize: data.byteLength,
       });
@@ -72,10 +93,14 @@ function plain(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** A `node:zlib` compressor: a duplex stream with `flush`. */
-type Compressor = zlib.Gzip;
+/** The coding constants, indexed by name (zstd's may be missing from the
+ * types). */
+function constants(zlib: ZlibModule): Record<string, number> {
+  return zlib.constants as unknown as Record<string, number>;
+}
 
-function compressor(coding: Coding): Compressor {
+function compressor(zlib: ZlibModule, coding: Coding): Compressor {
+  const C = constants(zlib);
   switch (coding) {
     case "gzip":
       return zlib.createGzip({ level: GZIP_LEVEL });
@@ -87,7 +112,7 @@ function compressor(coding: Coding): Compressor {
         },
       }) as unknown as Compressor;
     case "zstd":
-      return zstd.createZstdCompress!({
+      return (zlib as unknown as ZstdZlib).createZstdCompress({
         params: {
           [C.ZSTD_c_compressionLevel!]: ZSTD_LEVEL,
           [C.ZSTD_c_windowLog!]: STREAM_WINDOW_LOG,
@@ -97,7 +122,7 @@ function compressor(coding: Coding): Compressor {
 }
 
 /** The flush that makes everything written so far decodable. */
-function flushKind(coding: Coding): number {
+function flushKind(C: Record<string, number>, coding: Coding): number {
   return coding === "br"
     ? C.BROTLI_OPERATION_FLUSH!
     : coding === "zstd"
@@ -120,8 +145,9 @@ export async function* encodeStream(
   coding: Coding,
   source: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const z = compressor(coding);
-  const flush = flushKind(coding);
+  const zlib = await loadZlib();
+  const z = compressor(zlib, coding);
+  const flush = flushKind(constants(zlib), coding);
   let out: Uint8Array[] = [];
   let failure: unknown;
   let ended = false;
@@ -145,7 +171,9 @@ export async function* encodeStream(
     const taken = out;
     out = [];
     if (taken.length === 0) return taken;
-    return [plain(taken.length === 1 ? taken[0]! : Buffer.concat(taken))];
+    let total = 0;
+    for (const chunk of taken) total += chunk.byteLength;
+    return [plain(joinChunks(taken, total))];
   };
   const iterator = source[Symbol.asyncIterator]();
   let finished = false;

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { setImmediate } from "node:timers";
 import type { Body } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";

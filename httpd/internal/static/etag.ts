@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { loadCrypto } from "../node_builtins.ts";
 
 /** How many base64url characters of the SHA-256 digest an ETag keeps:
  * 27 characters are 162 bits, far beyond any chance of collision. */
@@ -15,7 +15,8 @@ export const ETAG_HASH_CHARS = 27;
  * @param bytes The content.
  * @returns 43 base64url characters.
  */
-export function sha256(bytes: Uint8Array): string {
+export async function sha256(bytes: Uint8Array): Promise<string> {
+  const { createHash } = await loadCrypto();
   return createHash("sha256").update(bytes).digest("base64url");
 }
 
@@ -26,6 +27,7 @@ export function sha256(bytes: Uint8Array): string {
  * @returns 43 base64url characters.
  */
 export async function sha256File(path: string | URL): Promise<string> {
+  const { createHash } = await loadCrypto();
   const hash = createHash("sha256");
   using file = await Deno.open(path);
   for await (const chunk of file.readable) hash.update(chunk);

@@ -103,7 +103,7 @@ export class UrlRoot implements Root {
     const got = await this.#get(path, entry?.size);
     // Without an index, an extension-less miss may be a directory.
     if (got === undefined) return hasExtension(path) ? undefined : DIRECTORY;
-    const digest = sha256(got.bytes);
+    const digest = await sha256(got.bytes);
     // An index entry whose hash differs describes another version: its
     // sidecars belong to that version and are not offered.
     const current = entry !== undefined && entry.sha256 === digest
@@ -125,7 +125,9 @@ export class UrlRoot implements Root {
           path + SIDECAR_SUFFIXES[coding],
           listed.size,
         );
-        if (side === undefined || sha256(side.bytes) !== listed.sha256) {
+        if (
+          side === undefined || (await sha256(side.bytes)) !== listed.sha256
+        ) {
           continue;
         }
         sidecars.push({

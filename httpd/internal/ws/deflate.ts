@@ -6,8 +6,9 @@
  *
  * @module
  */
-import zlib from "node:zlib";
+import type * as Zlib from "node:zlib";
 import { joinChunks } from "../join_chunks.ts";
+import { loadedZlib, loadZlib } from "../node_builtins.ts";
 import { CloseCode } from "./close_code.ts";
 import { WebSocketProtocolError } from "./errors.ts";
 
@@ -16,6 +17,10 @@ import { WebSocketProtocolError } from "./errors.ts";
  * these 4 bytes, which the sender removes and the receiver appends again.
  */
 const TAIL = Uint8Array.of(0x00, 0x00, 0xff, 0xff);
+
+/** zlib's flush that ends a block on a byte boundary (`Z_SYNC_FLUSH`),
+ * named here so the module need not be loaded to name it. */
+const Z_SYNC_FLUSH = 2;
 
 /** zlib's output chunk size: bounds what one inflate step holds. */
 const CHUNK_SIZE = 16 * 1024;
@@ -32,7 +37,7 @@ function join(chunks: Uint8Array[], total: number): Uint8Array {
     : new Uint8Array(only);
 }
 
-type Stream = zlib.DeflateRaw | zlib.InflateRaw;
+type Stream = Zlib.DeflateRaw | Zlib.InflateRaw;
 
 /** zlib may report one failure more than once; later reports must not be
  * uncaught errors, which would end the process. */
@@ -90,7 +95,7 @@ function step(
       cleanup();
       resolve(join(chunks, total));
     };
-    stream.flush(zlib.constants.Z_SYNC_FLUSH, done as () => void);
+    stream.flush(Z_SYNC_FLUSH, done as () => void);
   });
 }
 
@@ -117,7 +122,7 @@ function step(
 export class MessageDeflater {
   #windowBits: number;
   #noContextTakeover: boolean;
-  #stream: zlib.DeflateRaw | undefined;
+  #stream: Zlib.DeflateRaw | undefined;
   #closed = false;
 
   /**
@@ -138,6 +143,9 @@ export class MessageDeflater {
    * @returns The payload to send with RSV1 set.
    */
   async compress(data: Uint8Array): Promise<Uint8Array> {
+    if (this.#closed) throw new TypeError("Cannot compress: closed");
+    // node:zlib loads with the first compressed message (node_builtins.ts).
+    const zlib = loadedZlib() ?? await loadZlib();
     if (this.#closed) throw new TypeError("Cannot compress: closed");
     let stream = this.#stream;
     if (stream === undefined) {
@@ -184,7 +192,7 @@ export class MessageDeflater {
  */
 export class MessageInflater {
   #noContextTakeover: boolean;
-  #stream: zlib.InflateRaw | undefined;
+  #stream: Zlib.InflateRaw | undefined;
   #closed = false;
 
   /**
@@ -207,6 +215,8 @@ export class MessageInflater {
    * is not DEFLATE.
    */
   async decompress(payload: Uint8Array, limit: number): Promise<Uint8Array> {
+    if (this.#closed) throw new TypeError("Cannot decompress: closed");
+    const zlib = loadedZlib() ?? await loadZlib();
     if (this.#closed) throw new TypeError("Cannot decompress: closed");
     let stream = this.#stream;
     if (stream === undefined) {
