@@ -66,7 +66,9 @@ export function loadZlib(): Promise<ZlibModule> {
  * ```
  */
 export function loadedZlib(): ZlibModule | undefined {
-  if (zlib === undefined) void loadZlib();
+  // A failure reaches whoever awaits loadZlib(); starting it must not be an
+  // unhandled rejection.
+  if (zlib === undefined) loadZlib().catch(() => {});
   return zlib;
 }
 

@@ -101,7 +101,7 @@ export function compressFilter(
   // Ties between equal q-values go to the server's order; identity last.
   const offer = [...settings.encodings, "identity"];
   // Loaded now, while the application starts, so that requests find it.
-  void loadZlib();
+  loadedZlib();
   const apply = (req: Request, res: Response): Response | Promise<Response> => {
     if (!eligible(res, threshold)) return res;
     // RFC 9110 section 12.5.5: the response varies on Accept-Encoding.
