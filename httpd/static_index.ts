@@ -8,6 +8,7 @@
 import { DEFAULT_COMPRESS_THRESHOLD } from "./compress.ts";
 import { MimeTypes } from "./mime_types.ts";
 import { hashEtag, sha256 } from "./internal/static/etag.ts";
+import { ZSTD_SUPPORTED } from "./internal/filters/encoders.ts";
 import { loadZlib, type ZlibModule } from "./internal/node_builtins.ts";
 import {
   formatIndex,
@@ -107,16 +108,13 @@ export async function buildStaticIndex(
   options?: BuildStaticIndexOptions,
 ): Promise<BuildStaticIndexResult> {
   const compress = options?.compress ?? [];
-  // Only a build that compresses needs node:zlib.
-  const zlib = compress.length > 0 ? await loadZlib() : undefined;
   for (const coding of compress) {
     if (!Object.hasOwn(SIDECAR_SUFFIXES, coding)) {
       throw new TypeError(
         `Cannot compress with "${coding}": unsupported coding`,
       );
     }
-    // Absent from runtimes whose node:zlib predates zstd.
-    if (coding === "zstd" && typeof zlib?.zstdCompress !== "function") {
+    if (coding === "zstd" && !ZSTD_SUPPORTED) {
       throw new TypeError(
         'Cannot compress with "zstd": this runtime\'s node:zlib has no zstd',
       );
@@ -128,6 +126,8 @@ export async function buildStaticIndex(
       `Cannot use threshold ${threshold}: not a non-negative number`,
     );
   }
+  // Only a build that compresses needs node:zlib.
+  const zlib = compress.length > 0 ? await loadZlib() : undefined;
   const root = dir.endsWith("/") && dir.length > 1 ? dir.slice(0, -1) : dir;
   const indexPath = `${root}/${INDEX_FILE_NAME}`;
   const oldText = await Deno.readTextFile(indexPath).catch(() => "");

@@ -16,7 +16,7 @@ import {
 } from "@org/httpd";
 import { connect, readAll, readResponses } from "./support/raw_http.ts";
 import { startServer, type TestServerOptions } from "./support/server.ts";
-import { testCertificate } from "./support/tls_cert.ts";
+import { testCertificate, testCertificateOrSkip } from "./support/tls_cert.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -161,12 +161,8 @@ Deno.test("a connection that sends nothing is closed after headerTimeoutMs", asy
 });
 
 Deno.test("a TLS client that never sends its ClientHello stops counting after headerTimeoutMs", async (t) => {
-  const tls = await testCertificate();
-  if (tls === null) {
-    console.log("openssl is not installed: skipped");
-    await t.step({ name: "needs openssl", ignore: true, fn() {} });
-    return;
-  }
+  const tls = await testCertificateOrSkip(t);
+  if (tls === null) return;
   await using server = await startServer(() => Response.text("ok"), {
     tls,
     limits: { headerTimeoutMs: 300, maxConnections: 1 },

@@ -10,7 +10,7 @@ import {
   RuntimeConn,
   RuntimeListener,
 } from "../httpd/internal/conn/runtime_conn.ts";
-import { testCertificate } from "./support/tls_cert.ts";
+import { testCertificateOrSkip } from "./support/tls_cert.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -91,12 +91,8 @@ Deno.test("RuntimeConn: on this runtime, reads skip Deno.Conn.read", async () =>
 });
 
 Deno.test("RuntimeListener over TLS: handshake, ALPN, bytes both ways", async (t) => {
-  const pem = await testCertificate();
-  if (pem === null) {
-    console.log("openssl is not installed: TLS part skipped");
-    await t.step({ name: "TLS (needs openssl)", ignore: true, fn() {} });
-    return;
-  }
+  const pem = await testCertificateOrSkip(t);
+  if (pem === null) return;
   const listener = new RuntimeListener(
     Deno.listenTls({
       hostname: "127.0.0.1",

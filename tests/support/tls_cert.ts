@@ -89,6 +89,24 @@ export async function testCertificate(): Promise<
 }
 
 /**
+ * {@linkcode testCertificate}, or, when openssl is missing, `null` after
+ * saying so and recording an ignored step, so the skip shows in the report.
+ *
+ * @param t The test's context.
+ * @returns The certificate and key, or `null`.
+ */
+export async function testCertificateOrSkip(
+  t: Deno.TestContext,
+): Promise<{ cert: string; key: string } | null> {
+  const pem = await testCertificate();
+  if (pem === null) {
+    console.log("openssl is not installed: skipped");
+    await t.step({ name: "needs openssl", ignore: true, fn() {} });
+  }
+  return pem;
+}
+
+/**
  * Opens an HTTP/1.1 TLS connection to a loopback server, trusting only the
  * given certificates, and completes the handshake (it fails when the
  * server's certificate is not one of them).

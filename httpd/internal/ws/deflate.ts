@@ -144,11 +144,11 @@ export class MessageDeflater {
    */
   async compress(data: Uint8Array): Promise<Uint8Array> {
     if (this.#closed) throw new TypeError("Cannot compress: closed");
-    // node:zlib loads with the first compressed message (node_builtins.ts).
-    const zlib = loadedZlib() ?? await loadZlib();
-    if (this.#closed) throw new TypeError("Cannot compress: closed");
     let stream = this.#stream;
     if (stream === undefined) {
+      // node:zlib loads with the first compressed message (node_builtins.ts).
+      const zlib = loadedZlib() ?? await loadZlib();
+      if (this.#closed) throw new TypeError("Cannot compress: closed");
       stream = this.#stream = zlib.createDeflateRaw({
         windowBits: this.#windowBits,
         chunkSize: CHUNK_SIZE,
@@ -216,10 +216,10 @@ export class MessageInflater {
    */
   async decompress(payload: Uint8Array, limit: number): Promise<Uint8Array> {
     if (this.#closed) throw new TypeError("Cannot decompress: closed");
-    const zlib = loadedZlib() ?? await loadZlib();
-    if (this.#closed) throw new TypeError("Cannot decompress: closed");
     let stream = this.#stream;
     if (stream === undefined) {
+      const zlib = loadedZlib() ?? await loadZlib();
+      if (this.#closed) throw new TypeError("Cannot decompress: closed");
       stream = this.#stream = zlib.createInflateRaw({
         // The largest window reads what any smaller window wrote.
         windowBits: 15,
