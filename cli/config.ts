@@ -1,6 +1,6 @@
 /**
- * The effective configuration of `httpd-cli serve`, and how it is loaded from
- * flags, environment variables and a YAML file.
+ * The effective configuration of `httpd-cli serve` and `httpd-cli run`, and
+ * how it is loaded from flags, environment variables and a YAML file.
  *
  * @module
  */
@@ -21,6 +21,7 @@ export {
   DEFAULT_GZIP,
   DEFAULT_LOG_LEVEL,
   DEFAULT_PORT,
+  DEFAULT_RUN_PORT,
   type EnvReader,
 } from "./internal/merge.ts";
 
@@ -55,11 +56,21 @@ export interface AuthSettings {
 }
 
 /**
- * Everything `serve` needs, merged and checked. Plain data, so it can be
- * posted to worker threads.
+ * Everything `serve` (and `run`) needs, merged and checked. Plain data, so
+ * it can be posted to worker threads.
  */
 export interface ServeConfig {
-  /** The directory served, absolute. */
+  /**
+   * The module `httpd-cli run` serves, as an absolute URL (`file:`,
+   * `https:`, ...): its default export's `fetch` answers the requests
+   * instead of the static files, behind the same filters. Absent for
+   * `serve`.
+   */
+  app?: string;
+  /**
+   * The directory served, absolute. With {@linkcode ServeConfig.app}, the
+   * working directory, and nothing is served from it.
+   */
   root: string;
   /** The TCP port (0 picks a free one). */
   port: number;

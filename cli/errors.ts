@@ -1,6 +1,7 @@
 /**
- * The errors of the launcher: a usage mistake (exit status 2) and a YAML
- * syntax error with its position.
+ * The errors of the launcher: a usage mistake (exit status 2), a YAML
+ * syntax error with its position, an address that cannot be bound (1), and
+ * a module `run` cannot use (2 or 1).
  *
  * @module
  */
@@ -20,7 +21,8 @@ export type UsageErrorCode =
   | "missing-file"
   | "unreadable-file"
   | "bad-header"
-  | "bad-workers";
+  | "bad-workers"
+  | "wrong-command";
 
 /** Where in a YAML file a mistake is, 1-based. */
 export interface SourcePosition {
@@ -279,6 +281,59 @@ export class YamlSyntaxError extends SyntaxError {
   /** The one line written to standard error. */
   get line(): string {
     return formatLine(this.message, this.position);
+  }
+}
+
+/**
+ * Why the module given to `httpd-cli run` cannot be used: `unloadable` when
+ * it could not be loaded (a syntax error, an import that does not resolve),
+ * so none of its code ran; `threw` when its top-level code threw.
+ */
+export type ModuleErrorCode = "unloadable" | "threw";
+
+/**
+ * The module given to `httpd-cli run` failed to load. The launcher prints
+ * {@linkcode ModuleError.line}: one line naming the module and the error,
+ * followed by the rest of the error's text (the code frame of a syntax
+ * error, the stack of a thrown error), and exits with status
+ * {@linkcode ModuleError.exitCode}: 2 when the module could not be loaded
+ * (nothing of it ran, like a usage mistake), 1 when its code threw.
+ *
+ * @example A module that threw
+ * ```ts
+ * import { ModuleError } from "@org/httpd-cli";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new ModuleError("threw", "Cannot run ./main.ts: it threw Error: no DATABASE_URL");
+ * assert.equal(error.exitCode, 1);
+ * assert.equal(error.line, "httpd-cli: Cannot run ./main.ts: it threw Error: no DATABASE_URL");
+ * assert.equal(new ModuleError("unloadable", "Cannot run ./main.ts: ...").exitCode, 2);
+ * ```
+ */
+export class ModuleError extends Error {
+  /** What went wrong. */
+  readonly code: ModuleErrorCode;
+  /** The process exit status: 2 for `unloadable`, 1 for `threw`. */
+  readonly exitCode: number;
+
+  /**
+   * Creates a module error.
+   *
+   * @param code What went wrong.
+   * @param message The text, naming the module; its first line stands on
+   * its own, more lines may follow.
+   * @param options The cause.
+   */
+  constructor(code: ModuleErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ModuleError";
+    this.code = code;
+    this.exitCode = code === "unloadable" ? 2 : 1;
+  }
+
+  /** What is written to standard error: its first line, then the error's own lines. */
+  get line(): string {
+    return formatLine(this.message, undefined);
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * The command line of `httpd-cli`: `serve`, `index`, `--version`, `--help`.
+ * The command line of `httpd-cli`: `serve`, `run`, `index`, `--version`,
+ * `--help`.
  *
  * @module
  */
@@ -7,20 +8,22 @@ import { UsageError } from "./errors.ts";
 import { runIndex } from "./index_cmd.ts";
 import { MAIN_HELP } from "./internal/help.ts";
 import { didYouMean } from "./internal/suggest.ts";
+import { runModule } from "./run.ts";
 import { runServe, versionLine } from "./serve.ts";
 import { writeLine } from "./internal/write_line.ts";
 
 /** The commands `main` knows. */
-const COMMANDS = ["serve", "index"];
+const COMMANDS = ["serve", "run", "index"];
 
 /**
  * Runs the launcher with the process's arguments and returns the exit
- * status: `serve` serves a directory (see {@linkcode runServe}), `index`
- * writes the static index and sidecars.
+ * status: `serve` serves a directory (see {@linkcode runServe}), `run`
+ * serves a module's default export `{ fetch }` as `deno serve` does (see
+ * {@linkcode runModule}), `index` writes the static index and sidecars.
  *
  * @param args The arguments, such as `["serve", "--port", "0"]`.
  * @returns The exit status: 0 after a clean stop, 2 for a usage mistake,
- * 1 when listening fails.
+ * 1 when listening fails (or `run`'s module throws on import).
  *
  * @example Print the version
  * ```ts
@@ -35,6 +38,8 @@ export async function main(args: readonly string[]): Promise<number> {
   switch (command) {
     case "serve":
       return await runServe(rest);
+    case "run":
+      return await runModule(rest);
     case "index":
       return await runIndex(rest);
     case "-V":

@@ -1,16 +1,23 @@
 /**
- * `httpd-cli`: serve a directory over HTTP/1.1 and HTTP/2, configured by
- * flags, environment variables and a YAML file (precedence flag >
- * environment > YAML > default), with the build identification headers of
- * `@org/httpd` on every response.
+ * `httpd-cli`: serve a directory, or a module written for `deno serve`,
+ * over HTTP/1.1 and HTTP/2, configured by flags, environment variables and
+ * a YAML file (precedence flag > environment > YAML > default), with the
+ * build identification headers of `@org/httpd` on every response.
  *
  * Run it:
  *
  * ```sh
  * deno run -A jsr:@org/httpd-cli serve --root ./public --port 8080
+ * deno run -A jsr:@org/httpd-cli run ./main.ts --access-log  # export default { fetch }
  * deno run -A cli/main.ts serve --config site.yaml   # from a checkout
  * deno task serve                                    # the bundled example site
  * ```
+ *
+ * `run MODULE` imports MODULE and serves its default export's
+ * `fetch(request, info)`, as `deno serve` does (port 8000 by default), with
+ * the launcher's filters in front; the flags for a directory of files are
+ * refused. The module's `onListen(addr)`, when it has one, is called once
+ * after the `Listening on` lines.
  *
  * `--metrics[=PATH]` publishes `@org/metrics` on PATH (default `/metrics`,
  * answered before the files): the request timer `http.server.requests`
@@ -56,6 +63,7 @@ export {
   DEFAULT_GZIP,
   DEFAULT_LOG_LEVEL,
   DEFAULT_PORT,
+  DEFAULT_RUN_PORT,
   type EnvReader,
   type LoadOptions,
   loadServeConfig,
@@ -66,6 +74,8 @@ export {
   type ListenAddress,
   ListenError,
   type ListenErrorCode,
+  ModuleError,
+  type ModuleErrorCode,
   type SourcePosition,
   UsageError,
   type UsageErrorCode,
@@ -82,6 +92,7 @@ export type {
 } from "@org/httpd";
 export type { LogLevel } from "./internal/log_level.ts";
 export { main } from "./main.ts";
+export { runModule } from "./run.ts";
 export { type LineWriter, runServe, type ServeOptions } from "./serve.ts";
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

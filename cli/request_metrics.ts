@@ -53,6 +53,7 @@ import {
   HttpError,
   type Request,
   type Response,
+  type ServeHandlerInfo,
 } from "@org/httpd";
 import {
   Metadata,
@@ -445,11 +446,11 @@ export function requestMetricsFetch(
   }
   const timers = new RequestTimers(registries);
   const { metricsPath, defaultUri, uri } = checkOptions(options);
-  return async (request: globalThis.Request) => {
+  return async (request: globalThis.Request, info: ServeHandlerInfo) => {
     const start = performance.now();
     let response: globalThis.Response;
     try {
-      response = await fn(request);
+      response = await fn(request, info);
     } catch (error) {
       const uri = fallbackUri(500, false, metricsPath, defaultUri);
       record(timers.timer(request.method, uri, 500), start);

@@ -341,7 +341,12 @@ Deno.test("requestMetricsFetch() times a web handler until its body is read", as
     },
     { metricsPath: "/metrics" },
   );
-  const slow = await app(new globalThis.Request("http://h/slow?x=1"));
+  const info = {
+    remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 1 } as const,
+    completed: Promise.resolve(),
+  };
+  const call = (url: string) => app(new globalThis.Request(url), info);
+  const slow = await call("http://h/slow?x=1");
   assert.equal(slow.status, 201);
   assert.equal(slow.statusText, "Made");
   assert.equal(slow.headers.get("x-a"), "1");
@@ -350,15 +355,15 @@ Deno.test("requestMetricsFetch() times a web handler until its body is read", as
   const timer = onlyTimer(registry)!;
   assert.ok(timer.getElapsedTime() >= 35e6, String(timer.getElapsedTime()));
   assert.equal(
-    (await app(new globalThis.Request("http://h/none"))).status,
+    (await call("http://h/none")).status,
     204,
   );
-  await (await app(new globalThis.Request("http://h/metrics/base?x"))).text();
-  await (await app(new globalThis.Request("http://h/metricsx"))).text();
-  const cancelled = await app(new globalThis.Request("http://h/slow"));
+  await (await call("http://h/metrics/base?x")).text();
+  await (await call("http://h/metricsx")).text();
+  const cancelled = await call("http://h/slow");
   await cancelled.body!.cancel();
   await assert.rejects(
-    async () => await app(new globalThis.Request("http://h/throw")),
+    async () => await call("http://h/throw"),
     /bug/,
   );
   assert.deepEqual(counts(registry), {

@@ -1,13 +1,24 @@
 /**
- * The `serve` command: serve a directory until SIGINT or SIGTERM.
+ * The `serve` command: serve a directory until SIGINT or SIGTERM; and what
+ * it shares with `run` (see `run.ts`), which serves a module instead.
  *
  * @module
  */
 import { BuildInfo } from "@org/httpd";
 import type { ServeConfig } from "./config.ts";
-import { ListenError, UsageError, YamlSyntaxError } from "./errors.ts";
+import {
+  ListenError,
+  ModuleError,
+  UsageError,
+  YamlSyntaxError,
+} from "./errors.ts";
 import { logs } from "./internal/log_level.ts";
-import { parseServeArgs } from "./internal/args.ts";
+import { type FlagValues, parseServeArgs } from "./internal/args.ts";
+import {
+  callOnListen,
+  loadApp,
+  type RunnableApp,
+} from "./internal/app_module.ts";
 import { SERVE_HELP } from "./internal/help.ts";
 import { listeningUrls } from "./internal/listen_urls.ts";
 import type { EnvReader } from "./internal/merge.ts";
@@ -28,7 +39,7 @@ import { writeLine } from "./internal/write_line.ts";
 /** Receives one line of output, without a line break. */
 export type LineWriter = (line: string) => void;
 
-/** Options of {@linkcode runServe}, for embedding and tests. */
+/** Options of {@linkcode runServe} and `runModule`, for embedding and tests. */
 export interface ServeOptions {
   /** Reads environment variables. Default `Deno.env.get`. */
   env?: EnvReader;
@@ -54,7 +65,28 @@ interface Running {
   openLogs(): void;
   /** Reads the htpasswd file and the certificate again (SIGHUP). */
   reload(): Promise<void>;
+  /** Calls the `run` module's `onListen`, once the first lines are out. */
+  listened(): void;
 }
+
+/**
+ * A command that starts the server: `serve`, or `run` (see `run.ts`). Not
+ * part of the package's API.
+ */
+export interface LaunchCommand {
+  /** The word after `httpd-cli`, given again when the launcher relaunches itself. */
+  name: "serve" | "run";
+  /** Parses the arguments after the word. */
+  parse(args: readonly string[]): FlagValues;
+  /** The text of `--help`. */
+  help: string;
+}
+
+const SERVE: LaunchCommand = {
+  name: "serve",
+  parse: parseServeArgs,
+  help: SERVE_HELP,
+};
 
 /** Time for the access log's buffered lines to reach standard output after a stop. */
 const FLUSH_GRACE_MS = 50;
@@ -95,13 +127,29 @@ export async function runServe(
   args: readonly string[],
   options: ServeOptions = {},
 ): Promise<number> {
+  return await launch(SERVE, args, options);
+}
+
+/**
+ * Runs `command` with the arguments after its word: loads the
+ * configuration, listens, prints the `Listening on` lines, and serves
+ * until stopped. What {@linkcode runServe} and `runModule` do; not part of
+ * the package's API.
+ *
+ * @returns The exit status.
+ */
+export async function launch(
+  command: LaunchCommand,
+  args: readonly string[],
+  options: ServeOptions = {},
+): Promise<number> {
   const out = options.stdout ?? writeStdout;
   const err = options.stderr ?? writeStderr;
   let config: ServeConfig;
   try {
-    const flags = parseServeArgs(args);
+    const flags = command.parse(args);
     if (flags.help) {
-      out(SERVE_HELP.trimEnd());
+      out(command.help.trimEnd());
       return 0;
     }
     if (flags.version) {
@@ -119,11 +167,11 @@ export async function runServe(
     // Certificate reloads without a refused connection need SO_REUSEPORT;
     // without a way to get it, reloads briefly rebind the port instead.
     // (A listener that answers plain HTTP swaps certificates in place.)
-    const status = await relaunchWithUnstableNet(["serve", ...args]);
+    const status = await relaunchWithUnstableNet([command.name, ...args]);
     if (status !== undefined) return status;
   }
   if (config.workers > 1 && !unstableNetEnabled()) {
-    const status = await relaunchWithUnstableNet(["serve", ...args]);
+    const status = await relaunchWithUnstableNet([command.name, ...args]);
     if (status !== undefined) return status;
     return report(
       new UsageError(
@@ -159,6 +207,7 @@ export async function runServe(
     if (config.workers > 1) out(`Serving with ${config.workers} workers`);
   }
   running.openLogs();
+  running.listened();
   options.onListening?.(urls);
   const reason = await request.reason;
   if (info) {
@@ -210,10 +259,14 @@ interface Log {
 async function startHere(config: ServeConfig, log: Log): Promise<Running> {
   const metrics = serverMetrics(config, log.err);
   try {
+    const app: RunnableApp | undefined = config.app === undefined
+      ? undefined
+      : await loadApp(config.app);
     const auth = await openSiteAuth(config);
     const server = await startServer(config, {
       ...(metrics ? { metrics } : {}),
       ...(auth?.site ? { auth: auth.site } : {}),
+      ...(app ? { app } : {}),
     });
     const side = await startSideServers(config, {
       httpsPort: server.port,
@@ -246,6 +299,17 @@ async function startHere(config: ServeConfig, log: Log): Promise<Running> {
       openLogs: () => {},
       reload: async () => {
         await Promise.all([auth?.reload(), tls?.reload()]);
+      },
+      listened: () => {
+        if (app === undefined) return;
+        const addr = {
+          transport: "tcp" as const,
+          hostname: server.hostname,
+          port: server.port,
+        };
+        callOnListen(app, addr, (line) => {
+          if (logs(config.logLevel, "warn")) log.err(line);
+        });
       },
     };
   } catch (error) {
@@ -314,6 +378,8 @@ async function startWorkers(config: ServeConfig, log: Log): Promise<Running> {
       await auth?.reload();
       supervisor.reload();
     },
+    // Each worker imported the module; the first one calls it, once.
+    listened: () => supervisor.announce(),
   };
 }
 
@@ -394,7 +460,7 @@ function stopRequest(signal: AbortSignal | undefined): StopRequest {
 function report(error: unknown, err: LineWriter): number {
   if (
     error instanceof UsageError || error instanceof YamlSyntaxError ||
-    error instanceof ListenError
+    error instanceof ListenError || error instanceof ModuleError
   ) {
     err(error.line);
     return error.exitCode;

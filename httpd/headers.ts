@@ -16,6 +16,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // RFC 9110 section 5.5: CR, LF and NUL are never allowed in a field value;
 // refusing them here makes response splitting impossible.
 const FORBIDDEN_VALUE = /[\r\n\0]/;
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 let trustedNames: string[] | undefined;
 let trustedValues: string[] | undefined;
@@ -50,6 +51,15 @@ export function headerValues(headers: HttpHeaders): readonly string[] {
  * It is deliberately smaller and faster than the web `Headers` class: a
  * response usually carries a handful of fields, so two parallel arrays and a
  * linear scan beat a hash map.
+ *
+ * Where it shares a method with `Headers` it follows the same contract:
+ * `get` returns `null` for an absent field and joins repeated fields with
+ * `", "`, `forEach` passes `(value, name, headers)`, `getSetCookie` returns
+ * each `Set-Cookie` field on its own, and `set` / `append` strip leading and
+ * trailing whitespace from values. Unlike `Headers`, iteration and `forEach`
+ * visit the fields as stored (insertion order, repeated names not combined),
+ * `set` / `append` return the map and `delete` returns whether a field was
+ * removed.
  *
  * @example Set, append and read fields
  * ```ts
@@ -132,7 +142,7 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * (RFC 9110 section 5.3).
    *
    * @param name The field name, in any case.
-   * @returns The value, or `undefined` when the field is absent.
+   * @returns The value, or `null` when the field is absent (as `Headers.get`).
    *
    * @example Read a field
    * ```ts
@@ -141,16 +151,17 @@ export class HttpHeaders implements Iterable<[string, string]> {
    *
    * const headers = new HttpHeaders([["accept", "a"], ["Accept", "b"]]);
    * assert.equal(headers.get("ACCEPT"), "a, b");
+   * assert.equal(headers.get("x-missing"), null);
    * ```
    */
-  get(name: string): string | undefined {
+  get(name: string): string | null {
     const key = name.toLowerCase();
     const names = this.#names;
-    let found: string | undefined;
+    let found: string | null = null;
     for (let i = 0; i < names.length; i++) {
       if (names[i] === key) {
-        found = found === undefined
-          ? this.#values[i]
+        found = found === null
+          ? this.#values[i]!
           : `${found}, ${this.#values[i]}`;
       }
     }
@@ -182,6 +193,31 @@ export class HttpHeaders implements Iterable<[string, string]> {
   }
 
   /**
+   * Returns every `Set-Cookie` field, in order, as `Headers.getSetCookie`
+   * does: `Set-Cookie` is the one field whose values cannot be joined with
+   * `", "` (RFC 6265 section 3), so read it with this rather than `get`.
+   *
+   * @returns The values; empty when there is none.
+   *
+   * @example Read the cookies a response sets
+   * ```ts
+   * import { HttpHeaders } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const headers = new HttpHeaders()
+   *   .append("Set-Cookie", "a=1; Path=/")
+   *   .append("Set-Cookie", "b=2; Expires=Wed, 21 Oct 2015 07:28:00 GMT");
+   * assert.deepEqual(headers.getSetCookie(), [
+   *   "a=1; Path=/",
+   *   "b=2; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
+   * ]);
+   * ```
+   */
+  getSetCookie(): string[] {
+    return this.getAll("set-cookie");
+  }
+
+  /**
    * Tells whether a field is present.
    *
    * @param name The field name, in any case.
@@ -203,7 +239,8 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * Replaces every field of this name with one field.
    *
    * @param name The field name; must be a token (RFC 9110 section 5.1).
-   * @param value The value; CR, LF and NUL are refused.
+   * @param value The value; leading and trailing whitespace is removed (as
+   * `Headers.set` does), then CR, LF and NUL are refused.
    * @returns This map, for chaining.
    * @throws {TypeError} When the name or the value is invalid.
    *
@@ -218,7 +255,7 @@ export class HttpHeaders implements Iterable<[string, string]> {
    */
   set(name: string, value: string): this {
     const key = checkName(name);
-    checkValue(name, value);
+    value = normalizeValue(name, value);
     const i = this.#names.indexOf(key);
     if (i === -1) {
       this.#names.push(key);
@@ -234,7 +271,8 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * Adds a field, keeping existing fields of the same name.
    *
    * @param name The field name; must be a token (RFC 9110 section 5.1).
-   * @param value The value; CR, LF and NUL are refused.
+   * @param value The value; leading and trailing whitespace is removed (as
+   * `Headers.append` does), then CR, LF and NUL are refused.
    * @returns This map, for chaining.
    * @throws {TypeError} When the name or the value is invalid.
    *
@@ -248,8 +286,9 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * ```
    */
   append(name: string, value: string): this {
-    this.#names.push(checkName(name));
-    checkValue(name, value);
+    const key = checkName(name);
+    value = normalizeValue(name, value);
+    this.#names.push(key);
     this.#values.push(value);
     return this;
   }
@@ -278,6 +317,8 @@ export class HttpHeaders implements Iterable<[string, string]> {
 
   /**
    * Iterates over `[name, value]` pairs in insertion order, names in lower case.
+   * Unlike `Headers`, the pairs are not sorted by name and repeated fields are
+   * not combined: each field is its own pair.
    *
    * @returns An iterator of pairs.
    *
@@ -296,10 +337,13 @@ export class HttpHeaders implements Iterable<[string, string]> {
   }
 
   /**
-   * Calls `fn` for each field in order, without allocating pairs. This is
-   * what the protocol encoders use.
+   * Calls `fn` for each field in order, without allocating pairs. The
+   * arguments come in the order `Headers.forEach` uses: value first, then
+   * the lower-case name. Unlike `Headers`, fields are visited as stored
+   * (insertion order, repeated names not combined).
    *
-   * @param fn Receives the lower-case name and the value.
+   * @param fn Receives the value, the lower-case name and this map.
+   * @param thisArg The `this` of each call of `fn`.
    *
    * @example Visit each field
    * ```ts
@@ -307,13 +351,18 @@ export class HttpHeaders implements Iterable<[string, string]> {
    * import assert from "node:assert/strict";
    *
    * const seen: string[] = [];
-   * new HttpHeaders({ a: "1", b: "2" }).forEach((n, v) => seen.push(`${n}=${v}`));
+   * new HttpHeaders({ a: "1", b: "2" }).forEach((value, name) => seen.push(`${name}=${value}`));
    * assert.deepEqual(seen, ["a=1", "b=2"]);
    * ```
    */
-  forEach(fn: (name: string, value: string) => void): void {
-    for (let i = 0; i < this.#names.length; i++) {
-      fn(this.#names[i]!, this.#values[i]!);
+  forEach(
+    fn: (value: string, name: string, headers: HttpHeaders) => void,
+    thisArg?: unknown,
+  ): void {
+    const names = this.#names;
+    const values = this.#values;
+    for (let i = 0; i < names.length; i++) {
+      fn.call(thisArg, values[i]!, names[i]!, this);
     }
   }
 
@@ -339,10 +388,24 @@ function checkName(name: string): string {
   return name.toLowerCase();
 }
 
-function checkValue(name: string, value: string): void {
+// Fetch's "normalize": strip leading and trailing HTTP whitespace (HTAB, LF,
+// CR, SP), as `Headers.set` and `Headers.append` do, before validating.
+function normalizeValue(name: string, value: string): string {
+  const last = value.length - 1;
+  if (
+    last >= 0 && (isHttpWhitespace(value.charCodeAt(0)) ||
+      isHttpWhitespace(value.charCodeAt(last)))
+  ) {
+    value = value.replace(EDGE_WHITESPACE, "");
+  }
   if (FORBIDDEN_VALUE.test(value)) {
     throw new TypeError(
       `Cannot use the value of header "${name}": it contains CR, LF or NUL`,
     );
   }
+  return value;
+}
+
+function isHttpWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }

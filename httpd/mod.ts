@@ -59,7 +59,12 @@ export {
 } from "./cookies.ts";
 export type { CorsOptions, CorsOrigin } from "./cors.ts";
 export { HttpError, type HttpErrorOptions } from "./errors.ts";
-export { type FetchFunction, fetchHandler } from "./fetch_handler.ts";
+export {
+  type FetchFunction,
+  fetchHandler,
+  type FetchHandlerOptions,
+  type ServeHandlerInfo,
+} from "./fetch_handler.ts";
 export {
   DEFAULT_FORM_DATA_LIMITS,
   type FormDataLimits,
@@ -98,6 +103,18 @@ export {
   type ResponseInit,
 } from "./response.ts";
 export { type MountOptions, RouteGroup, Router } from "./router.ts";
+export {
+  DEFAULT_SERVE_HOSTNAME,
+  DEFAULT_SERVE_PORT,
+  HttpServer,
+  serve,
+  type ServeBaseOptions,
+  type ServeHandler,
+  type ServeInit,
+  type ServeOptions,
+  type ServeTcpOptions,
+  type ServeUnixOptions,
+} from "./serve.ts";
 export {
   type CookieSecret,
   type CookieSecrets,
@@ -146,6 +163,7 @@ export {
 export {
   DEFAULT_IDLE_TIMEOUT,
   DEFAULT_MAX_MESSAGE_SIZE,
+  type FetchWebSocketUpgrade,
   upgradeWebSocket,
   type UpgradeWebSocketOptions,
   type WebSocketUpgrade,

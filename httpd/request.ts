@@ -9,6 +9,8 @@ import { type HeadersInit, HttpHeaders } from "./headers.ts";
 import { ChunkQueue } from "./internal/chunk_queue.ts";
 import { GatheringReader } from "./internal/gathering_reader.ts";
 import { readFormData, readParts } from "./internal/multipart/form.ts";
+import { Exchange, type ExchangeDriver } from "./internal/exchange.ts";
+import type { ConnectionInfo } from "./internal/conn/types.ts";
 
 /** Default cap on a request body read through {@linkcode Request}: the
  * common 1 MiB of nginx's `client_max_body_size` and Fastify's `bodyLimit`. */
@@ -68,6 +70,10 @@ export interface RequestFields {
   secure: boolean;
   body: BodyReader | null;
   bodyLimit: number;
+  /** The connection it came on, when a server serves it. */
+  connection?: ConnectionInfo;
+  /** The driver serving it, which can watch the client for it. */
+  driver?: ExchangeDriver;
 }
 
 let fromFields: (fields: RequestFields) => Request;
@@ -81,6 +87,9 @@ let assignMatch: (
 let derive: (req: Request, target: string, basePath: string) => Request;
 let reporterOf: (req: Request) => FailureReporter | undefined;
 let assignReporter: (req: Request, reporter: FailureReporter) => void;
+let exchangeFor: (req: Request) => Exchange;
+let existingExchange: (req: Request) => Exchange | undefined;
+let connectionFor: (req: Request) => ConnectionInfo | undefined;
 
 /** Receives a handler failure: the server's `onError`. */
 export type FailureReporter = (error: unknown, req: Request) => void;
@@ -137,6 +146,12 @@ export class Request {
   #attributes: Map<string, unknown> | undefined;
   #basePath: string | undefined;
   #reporter: FailureReporter | undefined;
+  #connection: ConnectionInfo | undefined;
+  #driver: ExchangeDriver | undefined;
+  #exchange: Exchange | undefined;
+  #signal: AbortSignal | undefined;
+  /** The request as the server received it, for one derived by a mount. */
+  #root: Request | undefined;
 
   static {
     fromFields = (f) => {
@@ -148,6 +163,12 @@ export class Request {
       req.#route = route;
     };
     reporterOf = (req) => req.#reporter;
+    exchangeFor = (req) => {
+      const root = req.#root ?? req;
+      return root.#exchange ??= new Exchange(root.#driver);
+    };
+    existingExchange = (req) => req.#exchange;
+    connectionFor = (req) => req.#connection;
     assignReporter = (req, reporter) => {
       req.#reporter = reporter;
     };
@@ -161,7 +182,10 @@ export class Request {
         secure: req.secure,
         body: req.#reader,
         bodyLimit: req.bodyLimit,
+        connection: req.#connection,
+        driver: req.#driver,
       });
+      sub.#root = req.#root ?? req;
       sub.#used = req.#used;
       sub.#stream = req.#stream;
       sub.#params = req.#params;
@@ -193,6 +217,8 @@ export class Request {
       this.bodyLimit = fields.bodyLimit;
       this.#headers = fields.headers;
       this.#reader = fields.body;
+      this.#connection = fields.connection;
+      this.#driver = fields.driver;
       return;
     }
     this.method = init?.method ?? "GET";
@@ -230,7 +256,7 @@ export class Request {
    * ```
    */
   header(name: string): string | undefined {
-    return this.#headers.get(name);
+    return this.#headers.get(name) ?? undefined;
   }
 
   /** The path part of the target, still percent-encoded (`*` for `OPTIONS *`). */
@@ -250,11 +276,24 @@ export class Request {
     return new URLSearchParams(this.query);
   }
 
-  /** The absolute URL, built from the scheme, the `Host` field and the target. */
+  /**
+   * The absolute URL, built from the scheme, the `Host` field and the
+   * target (an absolute-form target is the URL itself, RFC 9112 section
+   * 3.2.2). Without a `Host`, or with an empty one (RFC 9112 section 3.2
+   * allows it when the target has no authority), the server's own address
+   * stands in, as `localhost:8080` for a server bound to all addresses;
+   * `localhost` outside a server. The server refuses a `Host` that is not
+   * an authority (a path, userinfo, several hosts) with 400 before any
+   * handler runs.
+   */
   get url(): string {
-    if (this.target.includes("://")) return this.target;
-    const host = this.#headers.get("host") ?? "localhost";
-    const path = this.target === "*" ? "/" : this.target;
+    const target = this.target;
+    if (target.charCodeAt(0) !== 47 /* / */ && target.includes("://")) {
+      return target;
+    }
+    let host = this.#headers.get("host");
+    if (!host) host = this.#connection?.defaultAuthority ?? "localhost";
+    const path = target === "*" ? "/" : target;
     return `${this.secure ? "https" : "http"}://${host}${path}`;
   }
 
@@ -294,6 +333,35 @@ export class Request {
    */
   get basePath(): string {
     return this.#basePath ?? "";
+  }
+
+  /**
+   * Aborts when the client goes away while the request is in flight (it
+   * closed the connection or reset the HTTP/2 stream), or when the server's
+   * stop deadline passes; not when the response was delivered. Made on
+   * first use: a request that never asks pays nothing. Outside a server (a
+   * request made by hand) it never aborts.
+   *
+   * @example Stop work the client no longer waits for
+   * ```ts
+   * import { Request, Response } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const handler = async (req: Request) => {
+   *   const res = await fetch("data:,slow", { signal: req.signal });
+   *   return Response.text(await res.text());
+   * };
+   * const res = await handler(new Request("/"));
+   * assert.equal(new TextDecoder().decode(await res.body.bytes()), "slow");
+   * ```
+   */
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) {
+      const controller = new AbortController();
+      this.#signal = controller.signal;
+      exchangeFor(this).onAbort(() => controller.abort());
+    }
+    return this.#signal;
   }
 
   /** Per-request attributes that filters and handlers share. */
@@ -473,7 +541,7 @@ export class Request {
   formData(options?: FormDataOptions): Promise<FormData> {
     return readFormData(
       () => this.#reader === null ? null : this.#take(),
-      this.#headers.get("content-type"),
+      this.header("content-type"),
       this.bodyLimit,
       options,
     );
@@ -524,7 +592,7 @@ export class Request {
   parts(options?: FormDataOptions): AsyncIterableIterator<FormPart> {
     return readParts(
       () => this.#reader === null ? null : this.#take(),
-      this.#headers.get("content-type"),
+      this.header("content-type"),
       this.bodyLimit,
       options,
     );
@@ -608,6 +676,40 @@ function readerOf(
       bytes = null;
     },
   };
+}
+
+/**
+ * The exchange of a request (made on first use): its abort and delivery
+ * state, shared by every view a router mount derives. Internal to the
+ * package.
+ *
+ * @param req The request.
+ * @returns Its exchange.
+ */
+export function exchangeOf(req: Request): Exchange {
+  return exchangeFor(req);
+}
+
+/**
+ * The exchange of a request if anything asked for it, for the drivers:
+ * `undefined` costs them nothing more. Internal to the package.
+ *
+ * @param req A request the driver created.
+ * @returns Its exchange, or `undefined`.
+ */
+export function watchedExchange(req: Request): Exchange | undefined {
+  return existingExchange(req);
+}
+
+/**
+ * The connection a request came on, when a server serves it. Internal to
+ * the package.
+ *
+ * @param req The request.
+ * @returns The connection's facts, or `undefined`.
+ */
+export function connectionOf(req: Request): ConnectionInfo | undefined {
+  return connectionFor(req);
 }
 
 /**

@@ -83,6 +83,8 @@ export class Response {
    * @param body The content: a {@linkcode Body}, bytes, text, a stream, or
    * `null` for none.
    * @param init Status and header fields.
+   * @throws {TypeError} For a global `Response` as the body (a handler can
+   * return that one as it is).
    */
   constructor(body?: ResponseBodyInit, init?: ResponseInit) {
     this.status = init?.status ?? 200;
@@ -99,7 +101,14 @@ export class Response {
         return;
       }
     } else if (body == null) this.body = Body.empty();
-    else if (body instanceof Body) this.body = body;
+    else if (body instanceof globalThis.Response) {
+      // A web Response where ours is expected: name the two ways out.
+      throw new TypeError(
+        "Cannot make a Response from a global Response: a handler may " +
+          "return the global Response as it is, or pass its body " +
+          "(`new Response(web.body, { status: web.status })`)",
+      );
+    } else if (body instanceof Body) this.body = body;
     else if (body instanceof Uint8Array) this.body = Body.of(body);
     else this.body = Body.stream(body);
     this.headers = headers instanceof HttpHeaders

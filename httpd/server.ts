@@ -13,6 +13,7 @@ import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
 import type {
   Conn,
+  ConnectionInfo,
   ServedConnection,
   ServerContext,
   TlsConn,
@@ -23,6 +24,7 @@ import { type Watched, watcherFor } from "./internal/conn/deadlines.ts";
 import {
   type BindOptions,
   closeListeners,
+  defaultAuthorityOf,
   listenersBound,
   type ListenerSpec,
   listenerSpecs,
@@ -31,6 +33,11 @@ import {
   openListeners,
   remoteAddressOf,
 } from "./internal/conn/listeners.ts";
+import {
+  type RefState,
+  refState,
+  unrefAll,
+} from "./internal/conn/runtime_conn.ts";
 
 /**
  * What an HTTPS listener does with a client that sends plain HTTP:
@@ -191,6 +198,7 @@ export class Server implements AsyncDisposable {
   #specs: ListenerSpec[];
   #listeners: OpenListener[] = [];
   #bind: BindOptions;
+  #refs: RefState = refState();
   #starting: Promise<void> | undefined;
   // SlotSets, not Sets: see `internal/conn/slot_set.ts`.
   #connections = new SlotSet<ServedConnection>();
@@ -236,7 +244,11 @@ export class Server implements AsyncDisposable {
       requestContext: options.requestContext ?? false,
       onError,
     };
-    this.#bind = { http2: options.http2 ?? true, serverHeader };
+    this.#bind = {
+      http2: options.http2 ?? true,
+      serverHeader,
+      refs: this.#refs,
+    };
   }
 
   /**
@@ -484,11 +496,42 @@ export class Server implements AsyncDisposable {
   }
 
   /**
+   * Lets the process exit while the server waits for connections and
+   * requests, as `Deno.Listener.unref()` does: a script whose other work
+   * is done ends, server or not. Listeners opened later (a certificate
+   * reload) follow.
+   *
+   * @example A server that does not keep the process alive
+   * ```ts
+   * import { Response, Server } from "@org/httpd";
+   *
+   * const server = new Server({ port: 0, bindAddress: "127.0.0.1", handler: () => Response.text("ok") });
+   * await server.start();
+   * server.unref();
+   * server.ref(); // back to the default
+   * await server.stop();
+   * ```
+   */
+  unref(): void {
+    unrefAll(this.#refs, true);
+    for (const { listener } of this.#listeners) listener.unref?.();
+  }
+
+  /** Keeps the process alive while the server runs (the default); undoes {@linkcode Server.unref}. */
+  ref(): void {
+    unrefAll(this.#refs, false);
+    for (const { listener } of this.#listeners) listener.ref?.();
+  }
+
+  /**
    * Stops gracefully: stops accepting, lets in-flight requests finish
    * (HTTP/2 peers get GOAWAY), closes idle keep-alive connections, and
-   * force-closes what is left after `limits.gracefulStopMs`.
+   * force-closes what is left after `limits.gracefulStopMs`: requests
+   * still in flight then are aborted (a fetch handler's `request.signal`)
+   * and their handlers are no longer waited for.
    *
-   * @returns A promise that settles when every connection is closed.
+   * @returns A promise that settles when every connection is closed, at the
+   * latest soon after the deadline, whatever the handlers do.
    */
   stop(): Promise<void> {
     return this.#stopping ??= this.#stop();
@@ -546,7 +589,9 @@ export class Server implements AsyncDisposable {
     );
   }
 
-  async #acceptLoop({ listener, spec }: OpenListener): Promise<void> {
+  async #acceptLoop(open: OpenListener): Promise<void> {
+    const { listener, spec } = open;
+    const defaultAuthority = defaultAuthorityOf(open.address);
     while (true) {
       let conn: Conn;
       try {
@@ -564,17 +609,23 @@ export class Server implements AsyncDisposable {
         close(conn);
         continue;
       }
-      const setup = this.#setup(conn, spec);
+      const setup = this.#setup(conn, spec, defaultAuthority);
       const slot = this.#pending.add(setup);
       setup.finally(() => this.#pending.delete(slot));
     }
   }
 
-  async #setup(conn: Conn, spec: ListenerSpec): Promise<void> {
+  async #setup(
+    conn: Conn,
+    spec: ListenerSpec,
+    defaultAuthority: string,
+  ): Promise<void> {
     const context = this.#context;
-    const info = {
+    const info: ConnectionInfo = {
       remoteAddress: remoteAddressOf(conn),
       secure: spec.tls !== undefined,
+      remoteAddr: conn.remoteAddr,
+      defaultAuthority,
     };
     let served: ServedConnection;
     const detecting = this.#detecting.add(conn);

@@ -15,6 +15,9 @@ import {
 } from "./internal/ws/handshake.ts";
 import { negotiateDeflate } from "./internal/ws/permessage_deflate.ts";
 import { attachUpgrade, isExtendedConnect } from "./internal/ws/upgrade.ts";
+import { originOf } from "./internal/web/request.ts";
+import { registerUpgrade } from "./internal/web/response.ts";
+import { runtimeWeb } from "./internal/web/runtime_web.ts";
 
 /** The default {@linkcode UpgradeWebSocketOptions.maxMessageSize}: 64 MiB. */
 export const DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024;
@@ -50,13 +53,32 @@ export interface UpgradeWebSocketOptions {
   compression?: boolean;
 }
 
-/** What {@linkcode upgradeWebSocket} returns. */
+/** What {@linkcode upgradeWebSocket} returns for one of this package's requests. */
 export interface WebSocketUpgrade {
   /** The socket; it opens once `response` is sent. */
   socket: WebSocket;
   /** The response the handler must return. */
   response: Response;
 }
+
+/**
+ * What {@linkcode upgradeWebSocket} returns for a web `Request` (in a fetch
+ * handler under {@linkcode serve} or {@linkcode fetchHandler}), as
+ * `Deno.upgradeWebSocket` does.
+ */
+export interface FetchWebSocketUpgrade {
+  /** The socket; it opens once `response` is sent. */
+  socket: WebSocket;
+  /**
+   * The web response the handler must return: status 101 (200 over
+   * HTTP/2, RFC 8441) with the handshake's fields; middleware may add
+   * fields to it.
+   */
+  response: globalThis.Response;
+}
+
+/** Requests already upgraded: a second upgrade throws. */
+const upgraded = new WeakSet<Request>();
 
 /**
  * Accepts a WebSocket (RFC 6455 over HTTP/1.1, RFC 8441 over HTTP/2):
@@ -69,13 +91,22 @@ export interface WebSocketUpgrade {
  * Over HTTP/2 a WebSocket arrives as an extended CONNECT; handlers see it
  * as a GET of its path, so one `.get()` route serves both protocols.
  *
- * @param req The request.
+ * In a fetch handler (under {@linkcode serve} or {@linkcode fetchHandler})
+ * pass the web `Request` the handler received: the result is what
+ * `Deno.upgradeWebSocket` returns, a socket and a web `Response` with
+ * status 101, so code written for `Deno.serve` moves by changing its
+ * import. (`Deno.upgradeWebSocket` itself cannot upgrade this server's
+ * connections, and says so.) Each request can be upgraded once.
+ *
+ * @param req The request: ours, or the web request a fetch handler got.
  * @param options Subprotocol, idle timeout, message size, compression.
  * @returns The socket and the response.
  * @throws {HttpError} 426 without `Upgrade: websocket` or with a version
  * other than 13, 405 for a method other than GET, 400 for another defect of
  * the handshake or when the client offers none of `options.protocol`.
  * @throws {RangeError} On a negative or non-numeric option.
+ * @throws {TypeError} For a request upgraded before, and for a web
+ * `Request` this package's server did not receive.
  *
  * @example Accept, and read the subprotocol
  * ```ts
@@ -101,8 +132,53 @@ export interface WebSocketUpgrade {
  */
 export function upgradeWebSocket(
   req: Request,
+  options?: UpgradeWebSocketOptions,
+): WebSocketUpgrade;
+/**
+ * Accepts a WebSocket in a fetch handler (under {@linkcode serve} or
+ * {@linkcode fetchHandler}), as `Deno.upgradeWebSocket` does: the same
+ * handshake checks, the socket, and a web `Response` with status 101 (200
+ * over HTTP/2) for the handler to return.
+ *
+ * @param req The web request the fetch handler received.
+ * @param options Subprotocol, idle timeout, message size, compression.
+ * @returns The socket and the web response.
+ * @throws {HttpError} For a defective handshake, as above.
+ * @throws {TypeError} For a request upgraded before, and for a web
+ * `Request` this package's server did not receive.
+ *
+ * @example In a handler for serve()
+ * ```ts
+ * import { serve, upgradeWebSocket } from "@org/httpd";
+ * import assert from "node:assert/strict";
+ *
+ * const server = serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
+ *   const { socket, response } = upgradeWebSocket(req);
+ *   socket.onmessage = (event) => socket.send(`echo ${event.data}`);
+ *   return response;
+ * });
+ * const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/`);
+ * await new Promise((resolve) => client.onopen = resolve);
+ * client.send("hi");
+ * const reply = await new Promise<MessageEvent>((resolve) => client.onmessage = resolve);
+ * assert.equal(reply.data, "echo hi");
+ * client.close();
+ * await new Promise((resolve) => client.onclose = resolve);
+ * await server.shutdown();
+ * ```
+ */
+export function upgradeWebSocket(
+  req: globalThis.Request,
+  options?: UpgradeWebSocketOptions,
+): FetchWebSocketUpgrade;
+export function upgradeWebSocket(
+  req: Request | globalThis.Request,
   options: UpgradeWebSocketOptions = {},
-): WebSocketUpgrade {
+): WebSocketUpgrade | FetchWebSocketUpgrade {
+  if (req instanceof globalThis.Request) return upgradeFetch(req, options);
+  if (upgraded.has(req)) {
+    throw new TypeError("Cannot upgrade: the request was already upgraded");
+  }
   const idleTimeout = checkNumber(
     "idleTimeout",
     options.idleTimeout,
@@ -153,6 +229,30 @@ export function upgradeWebSocket(
     idleTimeoutMs: idleTimeout * 1000,
     deflate: deflate?.params,
   });
+  upgraded.add(req);
+  return { socket, response };
+}
+
+/** The upgrade of a web request: ours underneath, a web response on top. */
+function upgradeFetch(
+  web: globalThis.Request,
+  options: UpgradeWebSocketOptions,
+): FetchWebSocketUpgrade {
+  const req = originOf(web);
+  if (req === undefined) {
+    throw new TypeError(
+      "Cannot upgrade: this Request was not received by an @org/httpd " +
+        "server (under Deno.serve, use Deno.upgradeWebSocket)",
+    );
+  }
+  const { socket, response: ours } = upgradeWebSocket(req, options);
+  const response = new globalThis.Response(null, {
+    status: 200,
+    headers: [...ours.headers],
+  });
+  // As Deno.upgradeWebSocket answers; the constructor refuses 1xx.
+  runtimeWeb?.setStatus(response, ours.status);
+  registerUpgrade(response, ours);
   return { socket, response };
 }
 

@@ -109,7 +109,8 @@ export class WebSocket extends EventTarget {
   #extensions: string;
   #context: RequestContext | undefined;
   #readyState: number = CONNECTING;
-  #binaryType: BinaryType = "blob";
+  // As the server sockets of `Deno.upgradeWebSocket` (Deno 2.9).
+  #binaryType: BinaryType = "arraybuffer";
   #control: SocketControl | undefined;
   #report: (error: unknown) => void = reportToConsole;
   /** A close() called before the connection opened. */
@@ -166,7 +167,10 @@ export class WebSocket extends EventTarget {
     return this.#control?.bufferedAmount ?? 0;
   }
 
-  /** How binary messages arrive: `"blob"` (the default) or `"arraybuffer"`. */
+  /**
+   * How binary messages arrive: `"arraybuffer"` (the default, as for the
+   * server sockets of `Deno.upgradeWebSocket`) or `"blob"`.
+   */
   get binaryType(): BinaryType {
     return this.#binaryType;
   }

@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { Body, DEFAULT_LIMITS, FILE_CHUNK_SIZE, Response } from "@org/httpd";
-import type { Conn, ServerContext } from "../httpd/internal/conn/types.ts";
+import type {
+  Conn,
+  ConnectionInfo,
+  ServerContext,
+} from "../httpd/internal/conn/types.ts";
 import { fileChunkBuffers } from "../httpd/internal/file_range.ts";
 import { serveH1 } from "../httpd/internal/h1/driver.ts";
 import {
@@ -128,6 +132,14 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   assert.ok(condition(), `Timed out waiting until ${what}`);
 }
 
+/** The connection facts of the fake peers. */
+const PEER_INFO: ConnectionInfo = {
+  remoteAddress: "127.0.0.1",
+  secure: false,
+  remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 50000 },
+  defaultAuthority: "localhost:8080",
+};
+
 Deno.test("HTTP/1.1: 16 stalled downloads read one chunk each, then finish when read", async () => {
   const size = 4 * FILE_CHUNK_SIZE + 12_345;
   const downloads = 16;
@@ -146,7 +158,7 @@ Deno.test("HTTP/1.1: 16 stalled downloads read one chunk each, then finish when 
       throw error;
     },
   };
-  const info = { remoteAddress: "127.0.0.1", secure: false };
+  const info = PEER_INFO;
   const peers: StalledPeer[] = [];
   const served = [];
   for (let i = 0; i < downloads; i++) {
@@ -196,7 +208,7 @@ Deno.test("HTTP/1.1: a peer that hangs up mid-download closes the file", async (
     peer as unknown as Conn,
     new Uint8Array(0),
     server,
-    { remoteAddress: "127.0.0.1", secure: false },
+    PEER_INFO,
   );
   await until(() => peer.stalled, "the download stalls");
   const free = fileChunkBuffers.free;

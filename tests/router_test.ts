@@ -93,7 +93,7 @@ Deno.test("Router group filters wrap only their group's routes", async () => {
     .build();
   assert.equal(
     (await handler(new Request("/outside"))).headers.get("x-trace"),
-    undefined,
+    null,
   );
   assert.equal(
     (await handler(new Request("/g/in"))).headers.get("x-trace"),
@@ -106,7 +106,7 @@ Deno.test("Router group filters wrap only their group's routes", async () => {
   );
   assert.equal(
     (await handler(new Request("/g/missing"))).headers.get("x-trace"),
-    undefined,
+    null,
   );
 });
 

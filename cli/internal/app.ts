@@ -1,6 +1,7 @@
 /**
- * Builds the launcher's handler from a {@linkcode ServeConfig}: static files
- * (behind the metrics endpoint with `--metrics`), then Basic
+ * Builds the launcher's handler from a {@linkcode ServeConfig}: static files,
+ * or with `config.app` (`run`) the module's `fetch` (behind the metrics
+ * endpoint with `--metrics`), then Basic
  * authentication, then compression, then the configured headers (and
  * HSTS), then CORS (outside authentication, so preflights need no
  * password), then the request timer (`--metrics` only), then the request
@@ -11,6 +12,7 @@
  */
 import {
   type AccessLogSink,
+  fetchHandler,
   Filter,
   type Handler,
   type Request,
@@ -22,10 +24,20 @@ import type { ServeConfig } from "../config.ts";
 import { authenticatedUser } from "./auth/basic_auth.ts";
 import { ANY_ORIGIN } from "./cors_origins.ts";
 import { type MetricsSource, withMetricsEndpoint } from "./metrics_route.ts";
-import { requestMetrics, requestMetricsClock } from "../request_metrics.ts";
+import {
+  requestMetrics,
+  requestMetricsClock,
+  URI_UNKNOWN,
+} from "../request_metrics.ts";
+import type { RunnableApp } from "./app_module.ts";
 
 /** The `uri` of what the launcher serves outside the metrics endpoint: files. */
 export const URI_STATIC = "static";
+/**
+ * The `uri` of the answers of `run`'s module: its routes are unknown, so
+ * `UNKNOWN`, as for any fetch function.
+ */
+export const URI_APP = URI_UNKNOWN;
 
 /** Options of {@linkcode buildHandler}. */
 export interface AppOptions {
@@ -40,24 +52,22 @@ export interface AppOptions {
   metrics?: MetricsSource;
   /** The Basic authentication filter, when `config.auth` is set. */
   auth?: Filter;
+  /** The module of `config.app`, loaded (see `loadApp`); required with it. */
+  app?: RunnableApp;
 }
 
-/** Returns the handler that serves `config`. */
+/**
+ * Returns the handler that serves `config`.
+ *
+ * @throws {TypeError} When `config.app` is set but `options.app` is not.
+ */
 export function buildHandler(
   config: ServeConfig,
   options: AppOptions = {},
 ): Handler {
-  let handler = staticFiles({
-    roots: [config.root],
-    preferPrecompressed: config.gzip,
-    cacheControl: config.cacheControl,
-    cacheRules: config.cacheRules,
-    notFoundFile: config.fallback ?? (config.notFoundPage ? undefined : false),
-    spaFallback: config.spaFallback,
-    indexFiles: config.indexFiles,
-    directoryListing: config.dirListing,
-    dotfiles: config.dotfiles,
-  });
+  let handler = config.app === undefined
+    ? filesHandler(config)
+    : appHandler(config.app, options.app);
   const metrics = config.metrics === undefined ? undefined : options.metrics ??
     { registries: new MetricRegistries({ clock: requestMetricsClock }) };
   // With its own address, the endpoint is served there, not here.
@@ -82,7 +92,7 @@ export function buildHandler(
   if (metrics) {
     handler = requestMetrics(metrics.registries, {
       metricsPath: config.metrics!,
-      defaultUri: URI_STATIC,
+      defaultUri: config.app === undefined ? URI_STATIC : URI_APP,
     }).apply(handler);
   }
   if (config.accessLog) {
@@ -100,6 +110,35 @@ export function buildHandler(
     }).apply(handler);
   }
   return handler;
+}
+
+/** The static files of `serve`. */
+function filesHandler(config: ServeConfig): Handler {
+  return staticFiles({
+    roots: [config.root],
+    preferPrecompressed: config.gzip,
+    cacheControl: config.cacheControl,
+    cacheRules: config.cacheRules,
+    notFoundFile: config.fallback ?? (config.notFoundPage ? undefined : false),
+    spaFallback: config.spaFallback,
+    indexFiles: config.indexFiles,
+    directoryListing: config.dirListing,
+    dotfiles: config.dotfiles,
+  });
+}
+
+/**
+ * The module of `run`: its `fetch` gets what `Deno.serve` gives it (a
+ * global `Request` and `info` with `remoteAddr` and `completed`); what it
+ * throws is answered 500 and reported to the server's `onError`.
+ */
+function appHandler(url: string, app: RunnableApp | undefined): Handler {
+  if (app === undefined) {
+    throw new TypeError(
+      `Cannot build the handler of ${url}: load the module first (loadApp)`,
+    );
+  }
+  return fetchHandler(app.fetch);
 }
 
 /**

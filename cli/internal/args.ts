@@ -1,6 +1,7 @@
 /**
- * The flags of `httpd-cli serve`, parsed with `node:util` `parseArgs` and
- * checked one by one so each mistake names its flag.
+ * The flags of `httpd-cli serve` and `httpd-cli run`, parsed with
+ * `node:util` `parseArgs` and checked one by one so each mistake names its
+ * flag.
  *
  * @module
  */
@@ -93,6 +94,27 @@ export const FLAG_NAMES: readonly string[] = Object.keys(OPTIONS).map((name) =>
   `--${name}`
 );
 
+/**
+ * The flags of `serve` that only make sense for a directory of files:
+ * `run` refuses them.
+ */
+export const STATIC_FLAGS: ReadonlySet<string> = new Set<FlagName>([
+  "root",
+  "fallback",
+  "no-fallback",
+  "spa-fallback",
+  "cache-control",
+  "dir-listing",
+  "no-dir-listing",
+  "dotfiles",
+  "immutable",
+]);
+
+/** Every long flag `run` takes, as typed, for suggestions. */
+export const RUN_FLAG_NAMES: readonly string[] = Object.keys(OPTIONS)
+  .filter((name) => !STATIC_FLAGS.has(name))
+  .map((name) => `--${name}`);
+
 /** The path `--metrics` publishes on when it names none. */
 export const DEFAULT_METRICS_PATH = "/metrics";
 
@@ -101,6 +123,11 @@ export type WorkersValue = number | "auto";
 
 /** What the command line says; absent flags stay `undefined`. */
 export interface FlagValues {
+  /**
+   * The module `run` serves, as typed (a path or a URL); absent for
+   * `serve`. Its presence is what makes the configuration a `run`.
+   */
+  module?: string;
   config?: string;
   root?: string;
   port?: number;
@@ -156,6 +183,38 @@ export interface FlagValues {
  * @throws {UsageError} For the first mistake, naming its flag.
  */
 export function parseServeArgs(args: readonly string[]): FlagValues {
+  return parseFlags(args, "serve");
+}
+
+/**
+ * Parses the arguments after `run`: the flags of `serve` but those for a
+ * directory of files (see {@linkcode STATIC_FLAGS}), and one positional
+ * argument, the module, which is required (unless `--help` or `--version`
+ * is asked for).
+ *
+ * @throws {UsageError} For the first mistake, naming its flag.
+ */
+export function parseRunArgs(args: readonly string[]): FlagValues {
+  const flags = parseFlags(args, "run");
+  if (flags.module === undefined && !flags.help && !flags.version) {
+    throw new UsageError(
+      "missing-value",
+      "Cannot run: expected a module whose default export has a fetch function, such as httpd-cli run ./main.ts",
+    );
+  }
+  return flags;
+}
+
+/** A module URL (`https://host/app.ts`) rather than a CORS origin. */
+function looksLikeModuleUrl(word: string): boolean {
+  return /^https?:\/\/[^/]+\/./i.test(word);
+}
+
+function parseFlags(
+  args: readonly string[],
+  command: "serve" | "run",
+): FlagValues {
+  const run = command === "run";
   const { tokens } = parseArgs({
     args: [...args],
     options: OPTIONS,
@@ -170,7 +229,7 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
     help: false,
     version: false,
   };
-  let positionalRoot: string | undefined;
+  let positional: string | undefined;
   // The origins written as words after `--cors`, while they last; a
   // repeated `--cors` adds to them.
   let corsWords: string[] | undefined;
@@ -182,7 +241,10 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
   };
   for (const token of tokens) {
     if (token.kind === "positional" && corsWords !== undefined) {
-      if (looksLikeOrigin(token.value)) {
+      if (
+        looksLikeOrigin(token.value) &&
+        !(run && looksLikeModuleUrl(token.value))
+      ) {
         corsWords.push(...token.value.split(","));
         continue;
       }
@@ -190,13 +252,15 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
     endCors();
     if (token.kind === "option-terminator") continue;
     if (token.kind === "positional") {
-      if (positionalRoot !== undefined) {
+      if (positional !== undefined) {
         throw new UsageError(
           "unexpected-argument",
-          `Cannot use argument "${token.value}": only one directory may be given`,
+          `Cannot use argument "${token.value}": only one ${
+            run ? "module" : "directory"
+          } may be given`,
         );
       }
-      positionalRoot = token.value;
+      positional = token.value;
       continue;
     }
     const name = token.name as FlagName;
@@ -206,8 +270,14 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
       throw new UsageError(
         "unknown-flag",
         `Unknown flag "${token.rawName}"${
-          didYouMean(token.rawName, FLAG_NAMES)
+          didYouMean(token.rawName, run ? RUN_FLAG_NAMES : FLAG_NAMES)
         }`,
+      );
+    }
+    if (run && STATIC_FLAGS.has(name)) {
+      throw new UsageError(
+        "wrong-command",
+        `Cannot use ${token.rawName} with run: it is for serving a directory (httpd-cli serve); the module answers every request`,
       );
     }
     if (name === "metrics") {
@@ -252,14 +322,18 @@ export function parseServeArgs(args: readonly string[]): FlagValues {
     setString(flags, name, value);
   }
   endCors();
-  if (positionalRoot !== undefined) {
+  if (run) {
+    if (positional !== undefined) flags.module = positional;
+    return flags;
+  }
+  if (positional !== undefined) {
     if (flags.root !== undefined) {
       throw new UsageError(
         "conflict",
-        `Cannot use argument "${positionalRoot}" together with --root "${flags.root}"`,
+        `Cannot use argument "${positional}" together with --root "${flags.root}"`,
       );
     }
-    flags.root = positionalRoot;
+    flags.root = positional;
   }
   return flags;
 }

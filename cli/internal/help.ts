@@ -1,5 +1,6 @@
 /**
- * The text of `httpd-cli --help` and `httpd-cli serve --help`.
+ * The text of `httpd-cli --help`, `httpd-cli serve --help` and
+ * `httpd-cli run --help`.
  *
  * @module
  */
@@ -10,13 +11,17 @@ import {
   DEFAULT_BIND,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_PORT,
+  DEFAULT_RUN_PORT,
 } from "./merge.ts";
 
 /** The usage of the whole tool. */
-export const MAIN_HELP = `httpd-cli: serve a directory over HTTP/1.1 and HTTP/2
+export const MAIN_HELP =
+  `httpd-cli: serve a directory or a fetch module over HTTP/1.1 and HTTP/2
 
 Usage:
   httpd-cli serve [DIR] [flags]   Serve a directory (see httpd-cli serve --help)
+  httpd-cli run MODULE [flags]    Serve a module's default export { fetch }, as
+                                  deno serve does (see httpd-cli run --help)
   httpd-cli index DIR [flags]     Write the static index and .gz/.br/.zst sidecars
   httpd-cli --version             Print the build identification
   httpd-cli --help                Print this help
@@ -127,4 +132,89 @@ YAML keys:
 Mistakes exit with status 2 and one line on standard error; a port already
 in use exits with status 1; a clean stop (SIGINT, SIGTERM) exits with 0;
 SIGHUP reloads the htpasswd file and the TLS certificate.
+`;
+
+const RUN_DRAIN = formatDuration(DEFAULT_DRAIN_TIMEOUT_MS);
+
+/** The usage of `run`. */
+export const RUN_HELP = `Usage: httpd-cli run MODULE [flags]
+
+Serves a module as deno serve does: MODULE (a path relative to the current
+directory, or a file: or https: URL) is imported, and its default export's
+fetch(request, info) answers every request:
+
+  export default {
+    fetch(request, info) {
+      return new Response(\`Hello, \${info.remoteAddr.hostname}\`);
+    },
+    onListen(addr) {}, // optional: called once, after the Listening on lines
+  };
+
+The launcher's filters run in front of it: access log, metrics, CORS,
+headers, compression, authentication. With --workers, each worker imports
+the module.
+
+Flags:
+  --config FILE          Load a YAML file (the keys of serve --help, but
+                         static.* other than gzip and compress)
+  --port N               Port, 0 picks a free one (server.port, default ${DEFAULT_RUN_PORT})
+  --bind ADDR            Address bound (server.bind, default ${DEFAULT_BIND})
+  --gzip, --no-gzip      gzip answers on the fly by Accept-Encoding
+                         (static.gzip, default on; never text/event-stream)
+  --compress, --no-compress
+                         Also zstd and brotli (static.compress, SERVICE_COMPRESS)
+  --cors [ORIGIN...]     CORS for these origins, * when none (server.cors,
+                         SERVICE_CORS)
+  --auth USER:PASSWORD   HTTP Basic authentication; repeatable (auth.users,
+                         SERVICE_AUTH)
+  --auth-file FILE       htpasswd file, read again on SIGHUP (auth.file,
+                         SERVICE_AUTH_FILE)
+  --access-log, --no-access-log
+                         Access log on standard output (logging.access-log,
+                         SERVICE_ACCESS_LOG)
+  --log-format FORMAT    default, common, combined or json; turns the access
+                         log on (logging.format, SERVICE_LOG_FORMAT)
+  --header KEY=VALUE     Header on every response the module did not set;
+                         repeatable (headers.always)
+  --tls-cert FILE        HTTPS certificate chain, PEM (HTTP/2 by ALPN);
+                         reloaded on SIGHUP and when the files change
+  --tls-key FILE         HTTPS private key, PEM
+  --tls-plain-http MODE  alert or answer (server.tls-plain-http)
+  --redirect-http PORT   Also answer plain HTTP on PORT with 308 to HTTPS
+                         (server.redirect-http)
+  --hsts[=VALUE]         Strict-Transport-Security on HTTPS responses (default
+                         ${DEFAULT_HSTS}) (server.hsts)
+  --workers N|auto       Serve on N threads sharing the port (1 to ${MAX_WORKERS}, auto = CPUs)
+  --drain-timeout TIME   On SIGINT/SIGTERM, wait this long for open requests,
+                         then abort their request.signal (server.drain-timeout,
+                         default ${RUN_DRAIN})
+  --trust-proxy N|CIDRS  Which proxies the access log believes about the
+                         client address (server.trust-proxy)
+  --metrics[=PATH]       Publish metrics on PATH (default /metrics), answered
+                         before the module: request timer
+                         http.server.requests (uri "UNKNOWN" for the module's
+                         answers, NOT_FOUND, REDIRECTION) and runtime gauges
+                         (metrics.path)
+  --metrics-bind [HOST:]PORT
+                         Serve metrics on this address instead (metrics.bind)
+  --metrics-auth         Ask for --auth/--auth-file users on the metrics
+                         endpoint only (metrics.auth)
+  -V, --version          Print the build identification
+  -h, --help             Print this help
+
+The flags for a directory of files (--root, --fallback, --no-fallback,
+--spa-fallback, --dir-listing, --dotfiles, --cache-control, --immutable) and
+their static.* keys are refused, as SERVICE_DIR_LISTING=true is.
+Environment variables, STAGING=true and MP_METRICS_* work as for serve.
+
+Mistakes, a missing module and a default export without fetch exit with
+status 2 and one line on standard error; so does a module that cannot be
+loaded (a syntax error, an unresolved import), with the error after the
+line. A module whose code throws on import, or a port already in use,
+exits with status 1. A clean stop (SIGINT, SIGTERM) exits with 0; SIGHUP
+reloads the htpasswd file and the TLS certificate.
+
+The module's imports resolve with the launcher's configuration: use full
+specifiers (jsr:, npm:, https:, relative paths) rather than bare names from
+the module's own deno.json.
 `;

@@ -14,6 +14,8 @@ import type { FileValues, Located } from "./yaml_schema.ts";
 
 /** The port used when neither a flag nor the file names one. */
 export const DEFAULT_PORT = 8080;
+/** The port `run` uses when neither a flag nor the file names one, as `deno serve`. */
+export const DEFAULT_RUN_PORT = 8000;
 /** The address bound when neither a flag nor the file names one. */
 export const DEFAULT_BIND = "0.0.0.0";
 /** How long a stop waits for open requests, like `Server`'s default. */
@@ -151,7 +153,8 @@ export function mergeConfig(input: MergeInput): MergedConfig {
   }
 
   const merged: MergedConfig = {
-    port: flags.port ?? file.port?.value ?? DEFAULT_PORT,
+    port: flags.port ?? file.port?.value ??
+      (flags.module === undefined ? DEFAULT_PORT : DEFAULT_RUN_PORT),
     bind: flags.bind ?? file.bind?.value ?? DEFAULT_BIND,
     gzip: flags.gzip ?? file.gzip?.value ?? DEFAULT_GZIP,
     headers: [...headers.values()],

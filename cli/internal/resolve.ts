@@ -21,7 +21,8 @@ import {
   type PathSetting,
 } from "./merge.ts";
 import { type FeatureSettings, mergeFeatures } from "./merge_features.ts";
-import { parseConfigYaml } from "./yaml_schema.ts";
+import { type FileValues, parseConfigYaml } from "./yaml_schema.ts";
+import { moduleUrl } from "./app_module.ts";
 
 /** Does the work of {@linkcode loadServeConfig} on parsed flags. */
 export async function resolveServeConfig(
@@ -46,6 +47,7 @@ export async function resolveServeConfig(
     }
     file = parseConfigYaml(text, flags.config);
   }
+  if (flags.module !== undefined) refuseStaticSettings(file, env);
   const merged = mergeConfig({ flags, file, env, cwd });
   const fileDir = flags.config === undefined
     ? cwd
@@ -69,7 +71,10 @@ export async function resolveServeConfig(
   ) {
     merged.accessLog = true;
   }
-  const config = await check(merged, cwd);
+  const config = await check(merged, cwd, flags.module !== undefined);
+  if (flags.module !== undefined) {
+    config.app = await checkModule(flags.module, cwd);
+  }
   await checkFeatures(config, features);
   if (config.metrics !== undefined) {
     config.metricsProperties = readMetricsProperties(
@@ -188,9 +193,85 @@ function readMetricsProperties(
   return { ...config.values };
 }
 
-async function check(merged: MergedConfig, cwd: string): Promise<ServeConfig> {
+/** The YAML keys of `static` that `run` has no use for: `gzip` and `compress` apply to its answers too. */
+const STATIC_KEYS = [
+  ["root", "static.root"],
+  ["fallback", "static.fallback"],
+  ["noFallback", "static.fallback"],
+  ["spaFallback", "static.spa-fallback"],
+  ["indexFiles", "static.index-files"],
+  ["cacheControl", "static.cache-control"],
+  ["cacheRules", "static.cache-rules"],
+  ["immutable", "static.immutable"],
+  ["dirListing", "static.dir-listing"],
+  ["dotfiles", "static.dotfiles"],
+] as const satisfies readonly (readonly [keyof FileValues, string])[];
+
+/**
+ * Refuses, for `run`, what only serving a directory uses: the YAML keys
+ * above and `SERVICE_DIR_LISTING=true` (a mistake rather than a silently
+ * ignored setting).
+ */
+function refuseStaticSettings(
+  file: FileValues | undefined,
+  env: (name: string) => string | undefined,
+): void {
+  const why = "it is for serving a directory (httpd-cli serve)";
+  for (const [field, key] of STATIC_KEYS) {
+    const at = file?.[field];
+    if (at !== undefined) {
+      throw new UsageError(
+        "wrong-command",
+        `Cannot use ${key} with run: ${why}`,
+        { position: at.position },
+      );
+    }
+  }
+  if (envFlag(env("SERVICE_DIR_LISTING")) === true) {
+    throw new UsageError(
+      "wrong-command",
+      `Cannot use SERVICE_DIR_LISTING=true with run: ${why}`,
+    );
+  }
+}
+
+/**
+ * Resolves the module of `run` against `cwd` and, for a local file, checks
+ * that it is there, so a typo stops the start with one line.
+ *
+ * @returns Its absolute URL.
+ */
+async function checkModule(specifier: string, cwd: string): Promise<string> {
+  const url = moduleUrl(specifier, cwd);
+  if (!url.startsWith("file:")) return url;
+  let problem: string | undefined;
+  try {
+    const stat = await Deno.stat(new URL(url));
+    if (stat.isDirectory) {
+      problem = "it is a directory; name the module file, such as main.ts";
+    }
+  } catch (error) {
+    problem = reason(error);
+  }
+  if (problem !== undefined) {
+    throw new UsageError(
+      "missing-file",
+      `Cannot run ${specifier}: ${problem}`,
+    );
+  }
+  return url;
+}
+
+async function check(
+  merged: MergedConfig,
+  cwd: string,
+  run: boolean,
+): Promise<ServeConfig> {
+  // `run` serves no files: the root is only the working directory.
   const root = merged.root?.path ??
-    (await isDirectory(join(cwd, "public")) ? join(cwd, "public") : cwd);
+    (!run && await isDirectory(join(cwd, "public"))
+      ? join(cwd, "public")
+      : cwd);
   if (merged.root && !(await isDirectory(root))) {
     throw usage(
       "missing-root",

@@ -13,6 +13,7 @@ import { buildHandler } from "./app.ts";
 import type { MetricsSource } from "./metrics_route.ts";
 import { unstableNetEnabled } from "./unstable_net.ts";
 import type { AccessLogSink } from "@org/httpd";
+import type { RunnableApp } from "./app_module.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface StartOptions {
@@ -28,6 +29,8 @@ export interface StartOptions {
   accessLogSink?: AccessLogSink;
   /** The Basic authentication filter of the site, when it asks for one. */
   auth?: Filter;
+  /** The module of `config.app` (`run`), loaded; required with it. */
+  app?: RunnableApp;
 }
 
 /**
@@ -46,6 +49,7 @@ export async function startServer(
       ? {}
       : { accessLogSink: options.accessLogSink }),
     ...(options.auth === undefined ? {} : { auth: options.auth }),
+    ...(options.app === undefined ? {} : { app: options.app }),
   });
   const port = options.port ?? config.port;
   // Certificate reloads open the new listener beside the old one, which

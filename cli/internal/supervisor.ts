@@ -15,8 +15,8 @@
  */
 import { mergeStates, type MetricsState, type StateFilter } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
-import { ListenError } from "../errors.ts";
-import type { FromWorker, WorkerLike } from "./worker_protocol.ts";
+import { ListenError, ModuleError, UsageError } from "../errors.ts";
+import type { AppFailure, FromWorker, WorkerLike } from "./worker_protocol.ts";
 
 /** The first wait before restarting a crashed worker. */
 export const RESTART_DELAY_MS = 100;
@@ -146,6 +146,18 @@ export class Supervisor {
   }
 
   /**
+   * Tells the first worker to call the `run` module's `onListen`, as
+   * `deno serve` does once: called after the launcher's first lines.
+   */
+  announce(): void {
+    try {
+      this.#slots.get(1)?.worker.postMessage({ type: "on-listen" });
+    } catch {
+      // Terminated (crashed): its restart is no first listen.
+    }
+  }
+
+  /**
    * Asks every worker to read the htpasswd file again (SIGHUP); a worker
    * restarted later reads it when it starts.
    */
@@ -271,6 +283,9 @@ export class Supervisor {
         const error = new ListenError(message.code, message.message);
         slot.listening.reject(error);
         this.#crashed(slot, message.message);
+      } else if (message.type === "app-failed") {
+        slot.listening.reject(appError(message.error));
+        this.#crashed(slot, message.error.message);
       }
     };
     worker.onerror = (event: ErrorEvent) => {
@@ -309,6 +324,13 @@ export class Supervisor {
       this.#launch(slot.id, this.#port, delayMs).catch(() => {});
     }, waitMs);
   }
+}
+
+/** The error a worker reported about the module, as the main thread's own. */
+function appError(failure: AppFailure): UsageError | ModuleError {
+  return failure.kind === "usage"
+    ? new UsageError(failure.code, failure.message)
+    : new ModuleError(failure.code, failure.message);
 }
 
 function defaultSpawn(id: number): WorkerLike {

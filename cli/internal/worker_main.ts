@@ -9,12 +9,15 @@
 import type { Server } from "@org/httpd";
 import type { MetricsState, StateFilter } from "@org/metrics";
 import { stdoutAccessLogSink } from "@org/httpd";
-import { ListenError } from "../errors.ts";
+import { ListenError, ModuleError, UsageError } from "../errors.ts";
+import { callOnListen, loadApp, type RunnableApp } from "./app_module.ts";
 import { openSiteAuth, type SiteAuth } from "./auth/site_auth.ts";
+import { logs as logsAt } from "./log_level.ts";
 import { HeldLines } from "./held_lines.ts";
 import { type ServerMetrics, workerMetrics } from "./server_metrics.ts";
 import { startServer } from "./start_server.ts";
 import type { FromWorker, ToWorker } from "./worker_protocol.ts";
+import { writeLine } from "./write_line.ts";
 
 /**
  * How long a scrape waits for the main thread's sum before publishing this
@@ -32,6 +35,9 @@ interface WorkerScope {
 const scope = globalThis as unknown as WorkerScope;
 let server: Server | undefined;
 let auth: SiteAuth | undefined;
+/** The module of `run`, which each worker imports itself. */
+let app: RunnableApp | undefined;
+let warn = false;
 let metrics: ServerMetrics | undefined;
 let workerId = 0;
 let lastRequest = 0;
@@ -56,12 +62,16 @@ scope.onmessage = async (event) => {
   const message = event.data;
   if (message.type === "start") {
     workerId = message.id;
+    warn = logsAt(message.config.logLevel, "warn");
     if (message.logsOpen) logs.open();
     if (message.config.metrics !== undefined) {
       metrics = workerMetrics(collect, message.config.metricsProperties);
     }
     try {
       auth = await openSiteAuth(message.config);
+      if (message.config.app !== undefined) {
+        app = await loadApp(message.config.app);
+      }
       server = await startServer(message.config, {
         workerId: message.id,
         reusePort: true,
@@ -69,6 +79,7 @@ scope.onmessage = async (event) => {
         accessLogSink: logs.sink,
         ...(metrics ? { metrics } : {}),
         ...(auth?.site ? { auth: auth.site } : {}),
+        ...(app ? { app } : {}),
       });
       scope.postMessage({
         type: "listening",
@@ -76,6 +87,16 @@ scope.onmessage = async (event) => {
         port: server.port,
       });
     } catch (error) {
+      if (error instanceof UsageError || error instanceof ModuleError) {
+        scope.postMessage({
+          type: "app-failed",
+          id: message.id,
+          error: error instanceof UsageError
+            ? { kind: "usage", code: error.code, message: error.message }
+            : { kind: "module", code: error.code, message: error.message },
+        });
+        return;
+      }
       const failure = error instanceof ListenError
         ? error
         : ListenError.from(error, {
@@ -91,6 +112,16 @@ scope.onmessage = async (event) => {
     }
   } else if (message.type === "open-logs") {
     logs.open();
+  } else if (message.type === "on-listen") {
+    if (app && server) {
+      callOnListen(
+        app,
+        { transport: "tcp", hostname: server.hostname, port: server.port },
+        (line) => {
+          if (warn) writeLine(Deno.stderr, line);
+        },
+      );
+    }
   } else if (message.type === "reload") {
     // The main thread reported any mistake; the old accounts stay then.
     await auth?.reload().catch(() => {});

@@ -10,7 +10,11 @@
  */
 import type { MetricsState, StateFilter } from "@org/metrics";
 import type { ServeConfig } from "../config.ts";
-import type { ListenErrorCode } from "../errors.ts";
+import type {
+  ListenErrorCode,
+  ModuleErrorCode,
+  UsageErrorCode,
+} from "../errors.ts";
 
 /** Main thread → worker. */
 export type ToWorker =
@@ -23,6 +27,8 @@ export type ToWorker =
     logsOpen: boolean;
   }
   | { type: "open-logs" }
+  /** Calls the `run` module's `onListen` (sent to the first worker, once). */
+  | { type: "on-listen" }
   | { type: "reload" }
   | { type: "stop" }
   | { type: "state"; request: number; filter: StateFilter }
@@ -32,9 +38,16 @@ export type ToWorker =
 export type FromWorker =
   | { type: "listening"; id: number; port: number }
   | { type: "failed"; id: number; code: ListenErrorCode; message: string }
+  /** The module of `run` could not be used: what the launcher reports. */
+  | { type: "app-failed"; id: number; error: AppFailure }
   | { type: "stopped"; id: number }
   | { type: "collect"; id: number; request: number; filter: StateFilter }
   | { type: "state"; id: number; request: number; state: MetricsState };
+
+/** Why a worker could not use the module of `run`, as plain data. */
+export type AppFailure =
+  | { kind: "usage"; code: UsageErrorCode; message: string }
+  | { kind: "module"; code: ModuleErrorCode; message: string };
 
 /** The part of a `Worker` the supervisor uses, so tests can stand in for it. */
 export interface WorkerLike {

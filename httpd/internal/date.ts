@@ -12,10 +12,11 @@ let cachedSecond = -1;
  * Returns the current time as an IMF-fixdate, such as
  * `Sun, 06 Nov 1994 08:49:37 GMT`.
  *
+ * @param now The time in milliseconds since the epoch, when the caller
+ * read the clock already (`Date.now()` costs 60-80 ns on some VMs).
  * @returns The `Date` field value.
  */
-export function httpDate(): string {
-  const now = Date.now();
+export function httpDate(now: number = Date.now()): string {
   const second = Math.floor(now / 1000);
   if (second !== cachedSecond) {
     cachedSecond = second;

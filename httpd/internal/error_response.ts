@@ -19,7 +19,7 @@ import { HttpError } from "../errors.ts";
 import type { Handler } from "../handler.ts";
 import { failureReporter, type Request } from "../request.ts";
 import { Response } from "../response.ts";
-import { fromWebResponse } from "./web_response.ts";
+import { fromWebResponse } from "./web/response.ts";
 
 /** Handlers already wrapped by {@linkcode guard}. */
 const guarded = new WeakSet<Handler>();
@@ -99,13 +99,25 @@ export function errorResponse(error: unknown, req: Request): Response {
     }
     return res;
   }
+  reportFailure(error, req);
+  return Response.text("Internal Server Error", { status: 500 });
+}
+
+/**
+ * Reports a failure through the server's `onError` (outside a server: one
+ * line on standard error), without answering: for a response body that
+ * failed after its head was sent.
+ *
+ * @param error What failed.
+ * @param req The request.
+ */
+export function reportFailure(error: unknown, req: Request): void {
   const report = failureReporter(req) ?? logFailure;
   try {
     report(error, req);
   } catch {
     // A failing reporter must not fail the response.
   }
-  return Response.text("Internal Server Error", { status: 500 });
 }
 
 /**
@@ -140,10 +152,19 @@ export function logFailure(error: unknown, req: Request): void {
 }
 
 /** A resolved value that is not one of our responses. */
-function fromOther(value: unknown, req: Request): Response {
+function fromOther(value: unknown, req: Request): Response | Promise<Response> {
   // The global Response, from code written for fetch handlers: converted,
-  // at the cost of fetchHandler's adapter.
-  if (value instanceof globalThis.Response) return fromWebResponse(value);
+  // as fetchHandler does.
+  if (value instanceof globalThis.Response) {
+    try {
+      const res = fromWebResponse(value, reportFailure, req);
+      return res instanceof Promise
+        ? res.catch((error) => errorResponse(error, req))
+        : res;
+    } catch (error) {
+      return errorResponse(error, req);
+    }
+  }
   return errorResponse(
     new TypeError(
       `Cannot send response: the handler returned ${

@@ -96,7 +96,7 @@ export function acceptsTrailers(
  */
 export function trailerFields(trailers: HttpHeaders): string[] {
   const out: string[] = [];
-  trailers.forEach((name, value) => {
+  trailers.forEach((value, name) => {
     if (!FORBIDDEN.has(name)) out.push(name, value);
   });
   return out;
@@ -111,7 +111,7 @@ export function trailerFields(trailers: HttpHeaders): string[] {
  */
 export function announcedTrailers(trailers: HttpHeaders): string | undefined {
   const names = new Set<string>();
-  trailers.forEach((name) => {
+  trailers.forEach((_value, name) => {
     if (!FORBIDDEN.has(name)) names.add(name);
   });
   return names.size === 0 ? undefined : [...names].join(", ");

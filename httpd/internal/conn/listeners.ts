@@ -10,7 +10,7 @@ import type {
   ServerOptions,
 } from "../../server.ts";
 import { NodeTlsListener } from "./node_tls.ts";
-import { RuntimeListener } from "./runtime_conn.ts";
+import { type RefState, RuntimeListener } from "./runtime_conn.ts";
 import { plainHttpAnswer } from "./plain_http.ts";
 import type { Conn, Listener } from "./types.ts";
 
@@ -61,6 +61,8 @@ export interface BindOptions {
   readonly http2: boolean;
   /** The `Server` / `X-Service-Build` value of answers made by a listener. */
   readonly serverHeader: string;
+  /** Whether the listeners and their sockets keep the process alive. */
+  readonly refs?: RefState;
 }
 
 /** The ways a TLS listener treats plain HTTP, for messages. */
@@ -246,6 +248,7 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
   if (spec.transport === "unix") {
     return new RuntimeListener(
       Deno.listen({ transport: "unix", path: spec.path }),
+      options.refs,
     );
   }
   const { hostname, port, tls } = spec;
@@ -254,6 +257,7 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
   if (tls === undefined) {
     return new RuntimeListener(
       Deno.listen({ hostname, port, transport: "tcp", ...reuse }),
+      options.refs,
     );
   }
   const alpnProtocols = spec.alpnProtocols ??
@@ -272,15 +276,18 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
       answer: () => plainHttpAnswer(serverHeader),
     });
   }
-  return new RuntimeListener(Deno.listenTls(
-    {
-      hostname,
-      port,
-      ...pem,
-      alpnProtocols,
-      ...reuse,
-    } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
-  ));
+  return new RuntimeListener(
+    Deno.listenTls(
+      {
+        hostname,
+        port,
+        ...pem,
+        alpnProtocols,
+        ...reuse,
+      } as Deno.ListenTlsOptions & Deno.TlsCertifiedKeyPem,
+    ),
+    options.refs,
+  );
 }
 
 function addressOf(listener: Listener, spec: ListenerSpec): ListenAddress {
@@ -311,4 +318,26 @@ export function remoteAddressOf(conn: Conn): string {
     return addr.hostname;
   }
   return `unix:${(addr as Deno.UnixAddr).path ?? ""}`;
+}
+
+/** Addresses a URL names `localhost` rather than by number. */
+const LOCAL_HOSTNAMES = new Set(["0.0.0.0", "::", "127.0.0.1", "::1"]);
+
+/**
+ * The authority of URLs whose request has no usable `Host`: `localhost`
+ * and the port for a listener bound to every address or to loopback (as
+ * `Deno.serve` names them), else its address; `localhost` for a Unix socket.
+ *
+ * @param address Where the listener listens.
+ * @returns Such as `localhost:8080` or `[2001:db8::1]:443`.
+ */
+export function defaultAuthorityOf(address: ListenAddress): string {
+  if (address.transport !== "tcp") return "localhost";
+  const { hostname, port } = address;
+  const host = LOCAL_HOSTNAMES.has(hostname)
+    ? "localhost"
+    : hostname.includes(":")
+    ? `[${hostname}]`
+    : hostname;
+  return `${host}:${port}`;
 }

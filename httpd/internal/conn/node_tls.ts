@@ -98,6 +98,7 @@ export class NodeTlsListener implements Listener {
   #queue: NodeTlsConn[] = [];
   #waiting: PromiseWithResolvers<NodeTlsConn> | undefined;
   #closed = false;
+  #unref = false;
 
   /**
    * Starts binding.
@@ -134,6 +135,7 @@ export class NodeTlsListener implements Listener {
       (socket) => this.#connection(socket),
     );
     this.#server = server;
+    if (this.#unref) server.unref();
     let listening = false;
     return new Promise((resolve, reject) => {
       server.on("error", (error) => {
@@ -190,6 +192,18 @@ export class NodeTlsListener implements Listener {
     }
     this.#waiting = Promise.withResolvers<NodeTlsConn>();
     return this.#waiting.promise;
+  }
+
+  /** Lets the process exit while the listener waits. */
+  unref(): void {
+    this.#unref = true;
+    this.#server?.unref();
+  }
+
+  /** Keeps the process alive while the listener waits (the default). */
+  ref(): void {
+    this.#unref = false;
+    this.#server?.ref();
   }
 
   /** Stops listening; connections not yet accepted are closed. */

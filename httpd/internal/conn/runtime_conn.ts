@@ -20,12 +20,52 @@
  *
  * @module
  */
+import { type Slot, SlotSet } from "./slot_set.ts";
 import type { Conn, Listener, TlsConn } from "./types.ts";
 
 /** The runtime's byte-stream operations on a resource id. */
 interface CoreOps {
   read(rid: number, p: Uint8Array): Promise<number>;
   write(rid: number, p: Uint8Array): Promise<number>;
+  /** Lets the process exit while the operation is pending (`Deno.Conn.unref`). */
+  unrefOpPromise?(promise: Promise<unknown>): void;
+  /** Undoes `unrefOpPromise`. */
+  refOpPromise?(promise: Promise<unknown>): void;
+}
+
+/**
+ * Whether a server's sockets keep the process alive, shared by its
+ * listeners and their connections: `server.unref()` sets `unref`, and the
+ * reads started from then on do not hold the event loop (as
+ * `Deno.Listener.unref()` and `Deno.Conn.unref()` do).
+ */
+export interface RefState {
+  unref: boolean;
+  /** The server's open sockets, whose pending reads follow `unref`. */
+  readonly open: SlotSet<RuntimeConn>;
+}
+
+/**
+ * Makes the shared state of a server's sockets: they keep the process alive
+ * until {@linkcode unrefAll} says otherwise.
+ *
+ * @returns The state.
+ */
+export function refState(): RefState {
+  return { unref: false, open: new SlotSet() };
+}
+
+/**
+ * Lets the process exit while the server's sockets wait (`unref` true), or
+ * keeps it alive again: reads started from now on, and those pending on open
+ * sockets.
+ *
+ * @param refs The server's state.
+ * @param unref Whether the sockets let the process exit.
+ */
+export function unrefAll(refs: RefState, unref: boolean): void {
+  refs.unref = unref;
+  refs.open.forEach((conn) => conn.followRefs());
 }
 
 const RID_SYMBOL_NAME = "Deno.internal.rid";
@@ -67,6 +107,12 @@ export class RuntimeConn implements TlsConn {
   readonly #conn: Deno.Conn;
   readonly #rid: number;
   readonly #ops: CoreOps | null;
+  readonly #refs: RefState | undefined;
+  readonly #slot: Slot<RuntimeConn> | undefined;
+  /** Whether the socket's own methods were told `unref()`. */
+  #unrefd = false;
+  /** The read in progress, whose hold on the process `unref` changes. */
+  #reading: Promise<number> | undefined;
 
   /**
    * Wraps an accepted socket.
@@ -74,9 +120,16 @@ export class RuntimeConn implements TlsConn {
    * @param conn A connection from `Deno.listen` or `Deno.listenTls`.
    * @param ops The runtime's operations; `null` uses the socket's own
    * methods, as when the runtime lacks them.
+   * @param refs Whether reads keep the process alive (default: they do).
    */
-  constructor(conn: Deno.Conn, ops: CoreOps | null = coreOps) {
+  constructor(
+    conn: Deno.Conn,
+    ops: CoreOps | null = coreOps,
+    refs?: RefState,
+  ) {
     this.#conn = conn;
+    this.#refs = refs;
+    this.#slot = refs?.open.add(this);
     this.remoteAddr = conn.remoteAddr;
     const rid = ops === null ? undefined : ridOf(conn);
     this.#rid = rid ?? -1;
@@ -96,7 +149,18 @@ export class RuntimeConn implements TlsConn {
    */
   read(p: Uint8Array): Promise<number> {
     const ops = this.#ops;
-    if (ops !== null) return ops.read(this.#rid, p);
+    const unref = this.#refs?.unref === true;
+    if (ops !== null) {
+      const read = ops.read(this.#rid, p);
+      if (unref) ops.unrefOpPromise?.(read);
+      if (this.#refs !== undefined) this.#reading = read;
+      return read;
+    }
+    if (unref !== this.#unrefd) {
+      this.#unrefd = unref;
+      if (unref) this.#conn.unref();
+      else this.#conn.ref();
+    }
     return this.#conn.read(p).then(zeroAtEnd);
   }
 
@@ -117,8 +181,34 @@ export class RuntimeConn implements TlsConn {
     return this.#conn.closeWrite();
   }
 
+  /**
+   * Applies the server's `unref` state to the read in progress (reads
+   * started later apply it themselves).
+   */
+  followRefs(): void {
+    const unref = this.#refs?.unref === true;
+    const ops = this.#ops;
+    if (ops === null) {
+      if (unref !== this.#unrefd) {
+        this.#unrefd = unref;
+        if (unref) this.#conn.unref();
+        else this.#conn.ref();
+      }
+      return;
+    }
+    const reading = this.#reading;
+    if (reading === undefined) return;
+    try {
+      if (unref) ops.unrefOpPromise?.(reading);
+      else ops.refOpPromise?.(reading);
+    } catch {
+      // That read has settled: nothing holds the process.
+    }
+  }
+
   /** Closes the socket. */
   close(): void {
+    if (this.#slot !== undefined) this.#refs!.open.delete(this.#slot);
     this.#conn.close();
   }
 
@@ -150,14 +240,18 @@ function zeroAtEnd(n: number | null): number {
 /** A `Deno.listen` or `Deno.listenTls` listener handing out {@linkcode RuntimeConn}s. */
 export class RuntimeListener implements Listener {
   readonly #listener: Deno.Listener;
+  readonly #refs: RefState | undefined;
 
   /**
    * Wraps a listener.
    *
    * @param listener The bound listener.
+   * @param refs Whether it and its connections keep the process alive.
    */
-  constructor(listener: Deno.Listener) {
+  constructor(listener: Deno.Listener, refs?: RefState) {
     this.#listener = listener;
+    this.#refs = refs;
+    if (refs?.unref) listener.unref();
   }
 
   /** The bound address. */
@@ -171,7 +265,17 @@ export class RuntimeListener implements Listener {
    * @returns The connection, wrapped.
    */
   async accept(): Promise<Conn> {
-    return new RuntimeConn(await this.#listener.accept());
+    return new RuntimeConn(await this.#listener.accept(), coreOps, this.#refs);
+  }
+
+  /** Lets the process exit while the listener waits (`Deno.Listener.unref`). */
+  unref(): void {
+    this.#listener.unref();
+  }
+
+  /** Keeps the process alive while the listener waits (the default). */
+  ref(): void {
+    this.#listener.ref();
   }
 
   /** Stops listening. */

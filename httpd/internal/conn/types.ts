@@ -66,6 +66,10 @@ export interface Listener {
    * connections accepted from now on, without binding again.
    */
   setCertificate?(cert: string, key: string): void;
+  /** Lets the process exit while the listener waits. */
+  unref?(): void;
+  /** Keeps the process alive while the listener waits (the default). */
+  ref?(): void;
 }
 
 /** What every connection of one server shares. */
@@ -88,6 +92,14 @@ export interface ConnectionInfo {
   readonly remoteAddress: string | undefined;
   /** Whether the connection is TLS. */
   readonly secure: boolean;
+  /** The peer's address as the runtime gives it (with the port). */
+  readonly remoteAddr: Deno.Addr;
+  /**
+   * The authority of URLs whose request has no usable `Host`: the
+   * listener's address, `localhost` for one bound to every address or to
+   * loopback (as `Deno.serve` does), such as `localhost:8080`.
+   */
+  readonly defaultAuthority: string;
 }
 
 /** A connection being served by a protocol driver. */

@@ -147,12 +147,12 @@ function eligible(res: Response, threshold: number): boolean {
   // RFC 9111 section 5.2.2.6: no-transform forbids changing the content.
   const cacheControl = headers.get("cache-control");
   if (
-    cacheControl !== undefined &&
+    cacheControl !== null &&
     /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(cacheControl)
   ) {
     return false;
   }
-  return isCompressible(headers.get("content-type"));
+  return isCompressible(headers.get("content-type") ?? undefined);
 }
 
 function compress(zlib: ZlibModule, res: Response, coding: Coding): void {
@@ -164,7 +164,7 @@ function compress(zlib: ZlibModule, res: Response, coding: Coding): void {
   // RFC 9110 section 8.8.3: a strong validator names exact bytes; the
   // encoded bytes differ, so the ETag becomes weak.
   const etag = headers.get("etag");
-  if (etag !== undefined && etag.startsWith('"')) {
+  if (etag !== null && etag.startsWith('"')) {
     headers.set("etag", `W/${etag}`);
   }
   const body = res.body;

@@ -37,7 +37,7 @@ function preflight(
 
 function acl(res: Response): Record<string, string> {
   const out: Record<string, string> = {};
-  res.headers.forEach((name, value) => {
+  res.headers.forEach((value, name) => {
     if (name.startsWith("access-control-") || name === "vary") {
       out[name] = value;
     }

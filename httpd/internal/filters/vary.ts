@@ -14,7 +14,7 @@ import type { HttpHeaders } from "../../headers.ts";
  */
 export function addVary(headers: HttpHeaders, name: string): void {
   const vary = headers.get("vary");
-  if (vary === undefined) {
+  if (vary === null) {
     headers.set("vary", name);
     return;
   }

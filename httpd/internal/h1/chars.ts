@@ -46,7 +46,6 @@ export const HEX: Uint8Array = (() => {
 })();
 
 const asciiDecoder = new TextDecoder();
-const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Decodes bytes one to one into a string (ISO-8859-1), the way HTTP field
@@ -60,9 +59,13 @@ const NON_ASCII = /[\u0080-\uffff]/;
 export function latin1(buf: Uint8Array, start: number, end: number): string {
   if (end - start > 24) {
     const text = asciiDecoder.decode(buf.subarray(start, end));
-    // Any byte above 0x7F decodes to a non-ASCII unit (a character or
-    // U+FFFD), so an all-ASCII result proves the one-to-one mapping.
-    if (!NON_ASCII.test(text)) return text;
+    // A byte above 0x7F either joins others into one character (the text is
+    // shorter than the bytes) or decodes to U+FFFD: a text as long as the
+    // bytes and without U+FFFD is ASCII, mapped one to one. (A search for
+    // one character beats a regular expression over every character.)
+    if (text.length === end - start && text.indexOf("\uFFFD") === -1) {
+      return text;
+    }
   }
   let out = "";
   for (let i = start; i < end; i++) out += String.fromCharCode(buf[i]!);

@@ -10,7 +10,12 @@
 import { type Body, pendingText, sendingChunks } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
-import { type BodyReader, createRequest } from "../../request.ts";
+import {
+  type BodyReader,
+  createRequest,
+  type Request,
+  watchedExchange,
+} from "../../request.ts";
 import type { Response } from "../../response.ts";
 import { statusText } from "../../status.ts";
 import {
@@ -40,6 +45,7 @@ import { detectionBuffer } from "../conn/detect.ts";
 import type { Slot } from "../conn/slot_set.ts";
 import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
+import type { Exchange, ExchangeDriver } from "../exchange.ts";
 import { acceptsTrailers, announcedTrailers, lastChunk } from "../trailers.ts";
 import { ChunkedDecoder } from "./chunked.ts";
 import {
@@ -97,7 +103,12 @@ export const serveH1: ConnectionDriver = (conn, initial, server, info) => {
   return connection;
 };
 
-class H1Connection implements ServedConnection, Watched {
+/** Why an exchange's response was not delivered. */
+function notDelivered(why: string): Error {
+  return new Error(`Cannot deliver response: ${why}`);
+}
+
+class H1Connection implements ServedConnection, Watched, ExchangeDriver {
   readonly closed: Promise<void>;
   deadline = 0;
   /** Its place in the deadline watcher (see `conn/deadlines.ts`). */
@@ -117,6 +128,11 @@ class H1Connection implements ServedConnection, Watched {
   #out: Uint8Array = NO_BUFFER;
   #outLen = 0;
   #phase = IDLE;
+  /**
+   * The time the last read completed (or the last handler settled): one
+   * clock reading serves a request's deadlines and `Date` field.
+   */
+  #now = 0;
   #served = 0;
   #stopping = false;
   #isClosed = false;
@@ -132,8 +148,20 @@ class H1Connection implements ServedConnection, Watched {
   #bodyScratch: Uint8Array | undefined;
   /** The current request's body, while it may still be read. */
   #reader: H1BodyReader | null = null;
-  /** The peer closed the connection while a response was streamed. */
+  /** The peer closed the connection while a request was in flight. */
   #peerGone = false;
+  /** The request being served (its handler runs or its response is sent). */
+  #current: Request | undefined;
+  /** The streamed response body being sent, cancelled if the peer leaves. */
+  #sending: Body | undefined;
+  /** The last response's body failed or was cut short. */
+  #responseFailed = false;
+  /** An exchange asked to watch the client before the request body was done. */
+  #watchWanted = false;
+  /** Exchanges whose response waits in `#out` for the next write. */
+  #delivering: Exchange[] | undefined;
+  /** Resolved by `close()`: a handler still running is not waited for. */
+  #closing: PromiseWithResolvers<undefined> | undefined;
   /** The WebSocket this connection became after a 101, if it did. */
   #upgraded: WsDriver | undefined;
 
@@ -172,6 +200,7 @@ class H1Connection implements ServedConnection, Watched {
     };
     this.closed = new Promise((resolve) => this.#resolveClosed = resolve);
     this.#watcher = watcherFor(server, server.limits);
+    this.#now = Date.now();
   }
 
   shutdown(): void {
@@ -189,6 +218,59 @@ class H1Connection implements ServedConnection, Watched {
     } catch {
       // Closed by the peer already.
     }
+    // The stop deadline or an error: the request in flight will get no
+    // answer, and a handler still running is no longer waited for.
+    this.#abortCurrent();
+    this.#closing?.resolve(undefined);
+  }
+
+  /**
+   * Watches the client for the exchange of the request in flight: one read
+   * on the socket tells when it goes away. Started now if the request body
+   * is done with, else when it is.
+   */
+  watch(exchange: Exchange): void {
+    const current = this.#current;
+    if (current === undefined || watchedExchange(current) !== exchange) return;
+    if (this.#peerGone || this.#isClosed) return exchange.abort();
+    this.#watchWanted = true;
+    this.#watchPeer();
+  }
+
+  /** The request body was read to its end: a wanted watch can start. */
+  bodyDone(): void {
+    if (this.#watchWanted) this.#watchPeer();
+  }
+
+  /** The client left or the server gave up: the request in flight is aborted. */
+  #abortCurrent(): void {
+    const current = this.#current;
+    if (current === undefined) return;
+    const exchange = watchedExchange(current);
+    if (exchange === undefined) return;
+    exchange.abort();
+    exchange.fail(notDelivered("the connection closed"));
+  }
+
+  /** The write holding the responses of `#delivering` completed. */
+  #delivered(): void {
+    const delivering = this.#delivering;
+    if (delivering === undefined) return;
+    this.#delivering = undefined;
+    for (const exchange of delivering) exchange.complete();
+  }
+
+  /**
+   * Records how the exchange of a request whose response was queued or
+   * sent ended: delivered once its bytes are written.
+   */
+  #settle(req: Request): void {
+    const exchange = watchedExchange(req);
+    if (exchange === undefined) return;
+    if (this.#responseFailed || this.#peerGone) {
+      exchange.fail(notDelivered("the body failed or the client left"));
+    } else if (this.#outLen === 0) exchange.complete();
+    else (this.#delivering ??= []).push(exchange);
   }
 
   expire(): void {
@@ -215,6 +297,12 @@ class H1Connection implements ServedConnection, Watched {
       // A reset or write failure ends the connection; nothing to answer.
     } finally {
       this.#watcher.delete(this);
+      this.#abortCurrent();
+      const delivering = this.#delivering;
+      this.#delivering = undefined;
+      for (const exchange of delivering ?? []) {
+        exchange.fail(notDelivered("the connection closed"));
+      }
       const upgraded = this.#upgraded;
       if (upgraded === undefined) {
         this.close();
@@ -248,11 +336,12 @@ class H1Connection implements ServedConnection, Watched {
         if (this.#outLen > 0) {
           const data = this.#out.subarray(0, this.#outLen);
           this.#outLen = 0;
-          this.deadline = Date.now() + limits.keepAliveTimeoutMs;
+          this.deadline = this.#now + limits.keepAliveTimeoutMs;
           let off = await this.#conn.write(data);
           while (off < data.byteLength) {
             off += await this.#conn.write(data.subarray(off));
           }
+          if (this.#delivering !== undefined) this.#delivered();
         }
         // A read started while a response streamed (`#watchPeer`) is still
         // filling the buffer after `#end`: it becomes this read.
@@ -272,6 +361,7 @@ class H1Connection implements ServedConnection, Watched {
         if (watching !== undefined) {
           // `#watchPeer` counts the bytes itself.
           if ((await watching) === 0) return;
+          this.#now = Date.now();
           continue;
         }
         if (this.#end === this.#buf.length) this.#makeRoom();
@@ -287,6 +377,7 @@ class H1Connection implements ServedConnection, Watched {
         }
         if (n === 0) return;
         this.#end += n;
+        this.#now = Date.now();
         continue;
       }
       this.#parser.reset();
@@ -294,7 +385,14 @@ class H1Connection implements ServedConnection, Watched {
       this.#phase = BUSY;
       this.deadline = 0;
       let keep = this.#exchange(head);
-      if (typeof keep !== "boolean") keep = await keep;
+      if (typeof keep !== "boolean") {
+        keep = await keep;
+        this.#now = Date.now();
+      }
+      const req = this.#current;
+      this.#current = undefined;
+      this.#watchWanted = false;
+      if (req !== undefined) this.#settle(req);
       this.#served++;
       if (!keep) {
         await this.#flush();
@@ -350,7 +448,7 @@ class H1Connection implements ServedConnection, Watched {
     const hasBody = head.chunked || head.contentLength > 0;
     const reader = hasBody ? new H1BodyReader(this, head) : null;
     this.#reader = reader;
-    if (hasBody) this.#bodyDeadline = Date.now() + server.limits.bodyTimeoutMs;
+    if (hasBody) this.#bodyDeadline = this.#now + server.limits.bodyTimeoutMs;
     const req = createRequest({
       method: head.method,
       target: head.target,
@@ -360,7 +458,11 @@ class H1Connection implements ServedConnection, Watched {
       secure: this.#info.secure,
       body: reader,
       bodyLimit: server.limits.maxBodyBytes,
+      connection: this.#info,
+      driver: this,
     });
+    this.#current = req;
+    this.#responseFailed = false;
     const res = dispatch(server, req);
     if (res instanceof Promise || (reader !== null && !reader.finished)) {
       return this.#finishAsync(head, res, reader);
@@ -373,22 +475,57 @@ class H1Connection implements ServedConnection, Watched {
     pending: Response | Promise<Response>,
     reader: H1BodyReader | null,
   ): Promise<boolean> {
-    const res = await pending;
+    const res = pending instanceof Promise
+      ? await this.#unlessClosed(pending)
+      : pending;
+    // Closed meanwhile (the stop deadline): nobody will get this response.
+    if (res === undefined) return false;
+    this.#now = Date.now();
     let close = this.#closeAfter(head, res);
-    if (reader !== null && !reader.finished) {
-      // An unread body must be skipped before the next request can be read.
-      close ||= !(await reader.drain());
+    const unread = reader !== null && !reader.finished;
+    // A body that cannot be skipped (too long, or never asked for with
+    // `100 Continue`) ends the connection after the response.
+    if (unread && !reader.drainable) close = true;
+    // The response goes out first, the unread rest of the body is skipped
+    // after it (nginx's lingering read): a client that waits for the answer
+    // before it sends more gets it. A streamed response may still be
+    // reading the body (an echo); it is done with it when sent.
+    let keep = this.#respond(head, res, close);
+    if (typeof keep !== "boolean") keep = await keep;
+    if (unread) {
+      if (keep && !reader.finished) {
+        await this.#flush();
+        // An unread body must be skipped before the next request is read.
+        keep = await reader.drain();
+      }
       // A handler that kept the request must not read on later: the
       // connection's buffer goes back to the pool when the connection ends.
       reader.cancel();
     }
-    return await this.#respond(head, res, close);
+    return keep;
+  }
+
+  /**
+   * Waits for a handler's response unless the connection closes first
+   * (`undefined` then; a response that comes later is dropped).
+   */
+  #unlessClosed(pending: Promise<Response>): Promise<Response | undefined> {
+    const dropLater = (res: Response) => void res.body.cancel();
+    if (this.#isClosed) {
+      pending.then(dropLater);
+      return Promise.resolve(undefined);
+    }
+    const closing = this.#closing ??= Promise.withResolvers<undefined>();
+    return Promise.race([pending, closing.promise]).then((res) => {
+      if (res === undefined) pending.then(dropLater);
+      return res;
+    });
   }
 
   #closeAfter(head: RequestHead, res: Response): boolean {
     if (head.close || this.#stopping) return true;
     const connection = res.headers.get("connection");
-    return connection !== undefined &&
+    return connection !== null &&
       /(^|,)\s*close\s*(,|$)/i.test(connection);
   }
 
@@ -432,7 +569,7 @@ class H1Connection implements ServedConnection, Watched {
       options.framing = UNTIL_CLOSE;
       close = true;
     }
-    const date = httpDate();
+    const date = httpDate(this.#now);
     const cached = cachedHead(status, res.headers, options, date);
     if (cached !== undefined) this.#appendBytes(cached);
     else {
@@ -530,7 +667,8 @@ class H1Connection implements ServedConnection, Watched {
   ): Promise<boolean> {
     let sent = 0;
     const expected = body.contentLength;
-    this.#watchPeer(body);
+    this.#sending = body;
+    this.#watchPeer();
     try {
       for await (const chunk of sendingChunks(body)) {
         if (chunk.byteLength === 0) continue;
@@ -556,9 +694,12 @@ class H1Connection implements ServedConnection, Watched {
     } catch {
       // The length on the wire is now wrong: the only honest signal left is
       // to close the connection mid-body (RFC 9112 section 8).
+      this.#sending = undefined;
+      this.#responseFailed = true;
       await body.cancel();
       return false;
     }
+    this.#sending = undefined;
     if (this.#peerGone) return false;
     if (chunked) {
       // Read now: a streamed body may have filled them in as it ended.
@@ -569,17 +710,19 @@ class H1Connection implements ServedConnection, Watched {
   }
 
   /**
-   * While a streamed response is sent, watches the socket with one read: a
-   * peer that closes or resets the connection cancels the body, so a source
-   * that stops yielding is not left pending (nginx likewise ends a request
-   * whose client went away). Bytes that arrive instead, a pipelined
-   * request, stay in the buffer for the loop. Only once the request body is
-   * done with: until then the socket's bytes are the handler's.
+   * While a streamed response is sent, or a request whose exchange is
+   * watched (the web request's `signal`) is in flight, watches the socket
+   * with one read: a peer that closes or resets the connection cancels the
+   * body and aborts the exchange, so a source that stops yielding is not
+   * left pending (nginx likewise ends a request whose client went away).
+   * Bytes that arrive instead, a pipelined request, stay in the buffer for
+   * the loop, and the body reads wait for this read. Only once the request
+   * body is done with: until then the socket's bytes are the handler's.
    */
-  #watchPeer(body: Body): void {
+  #watchPeer(): void {
     if (
       this.#pendingRead !== undefined || this.#end === this.#buf.length ||
-      (this.#reader !== null && !this.#reader.done)
+      this.#isClosed || (this.#reader !== null && !this.#reader.done)
     ) return;
     // A failed read ends the stream like the peer's FIN.
     const read = this.#conn.read(this.#buf.subarray(this.#end)).catch(() => 0)
@@ -587,7 +730,10 @@ class H1Connection implements ServedConnection, Watched {
         this.#pendingRead = undefined;
         if (n === 0) {
           this.#peerGone = true;
-          void body.cancel();
+          void this.#sending?.cancel();
+          // Nobody will read an answer: the request in flight is aborted,
+          // and a handler still running is no longer waited for.
+          if (this.#current !== undefined) this.close();
         } else {
           this.#end += n;
         }
@@ -667,6 +813,7 @@ class H1Connection implements ServedConnection, Watched {
     const data = this.#out.subarray(0, this.#outLen);
     this.#outLen = 0;
     await this.#write(data);
+    if (this.#delivering !== undefined) this.#delivered();
     if (this.#out.length > WRITE_BUFFER_SIZE) {
       this.#out = connectionBuffers.acquire();
     }
@@ -714,6 +861,9 @@ class H1Connection implements ServedConnection, Watched {
 
   /** Reads more request body bytes into the buffer; false at end of stream. */
   async readMore(): Promise<boolean> {
+    // A watch read is filling the buffer: its bytes are the next ones.
+    const watching = this.#pendingRead;
+    if (watching !== undefined) return (await watching) > 0;
     if (this.#start === this.#end) this.#start = this.#end = 0;
     if (this.#end === this.#buf.length) this.#makeRoom();
     const n = await this.#bodyRead(this.#buf.subarray(this.#end));
@@ -728,6 +878,10 @@ class H1Connection implements ServedConnection, Watched {
    * out and the read buffer reused, a long one is handed over whole.
    */
   async readDirect(max: number): Promise<Uint8Array | null> {
+    const watching = this.#pendingRead;
+    if (watching !== undefined) {
+      return (await watching) > 0 ? this.take(max) : null;
+    }
     const scratch = this.#bodyScratch ??= new Uint8Array(BODY_READ_SIZE);
     const n = await this.#bodyRead(
       max < scratch.length ? scratch.subarray(0, max) : scratch,
@@ -808,9 +962,11 @@ class H1BodyReader implements BodyReader {
       if (this.#conn.buffered === 0) await this.#conn.sendContinue();
     }
     try {
-      return this.#decoder
+      const chunk = this.#decoder
         ? await this.#readChunked(this.#decoder)
         : await this.#readLength();
+      if (this.finished) this.#conn.bodyDone();
+      return chunk;
     } catch (error) {
       // A body that failed midway (timeout, early end, bad chunk) leaves the
       // connection at an unknown point: it closes after the response.
@@ -821,6 +977,15 @@ class H1BodyReader implements BodyReader {
 
   cancel(): void {
     this.#cancelled = true;
+  }
+
+  /**
+   * Whether what is left of the body can be skipped to keep the connection:
+   * it was asked for (no `100 Continue` pending) and is short enough.
+   */
+  get drainable(): boolean {
+    if (this.#expectContinue || this.#cancelled) return false;
+    return this.length === undefined || this.#remaining <= MAX_DRAIN_BYTES;
   }
 
   /** Whether the handler can read no more: the body ended or was given up. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isValidHost } from "../authority.ts";
 import { FIELD_VALUE, latin1, TARGET, TOKEN } from "./chars.ts";
 import { H1ParseError } from "./errors.ts";
 
@@ -127,15 +128,20 @@ export class HeadParser {
     let i = start + this.#scanned;
     let headEnd = -1;
     // The blank line that ends the head: CR LF CR LF (RFC 9112 section 2.1).
-    for (const last = end - 3; i < last; i++) {
-      if (
-        buf[i] === CR && buf[i + 1] === LF && buf[i + 2] === CR &&
-        buf[i + 3] === LF
-      ) {
-        headEnd = i + 4;
-        break;
-      }
+    // A byte at i + 3 that is neither CR nor LF rules out a match starting
+    // at i to i + 3, so the scan moves four bytes at a time through text.
+    for (const last = end - 3; i < last;) {
+      const c = buf[i + 3];
+      if (c === LF) {
+        if (buf[i] === CR && buf[i + 1] === LF && buf[i + 2] === CR) {
+          headEnd = i + 4;
+          break;
+        }
+        i++;
+      } else if (c === CR) i++;
+      else i += 4;
     }
+    if (headEnd === -1) i = Math.min(i, Math.max(start, end - 3));
     if (headEnd === -1) return this.#incomplete(buf, start, end, i - start);
     this.#scanned = 0;
     if (headEnd - start > limits.maxHeadBytes) {
@@ -145,8 +151,76 @@ export class HeadParser {
       }
       throw new H1ParseError(431, "Request head too large", start);
     }
-    return parseHead(buf, start, headEnd, limits);
+    const length = headEnd - start;
+    const last = lastHead;
+    if (
+      last !== undefined && last.length === length && last.limits === limits &&
+      sameBytes(last.bytes, buf, start, length)
+    ) {
+      // The same bytes as the head parsed last (by any connection): the same
+      // head. Clients that repeat a request (API polling, health checks,
+      // load generators, a browser's next asset) send exactly that.
+      const head = last.head;
+      return {
+        method: head.method,
+        target: head.target,
+        minor: head.minor,
+        names: head.names.slice(),
+        values: head.values.slice(),
+        contentLength: head.contentLength,
+        chunked: head.chunked,
+        close: head.close,
+        keepAlive: head.keepAlive,
+        expectContinue: head.expectContinue,
+        end: headEnd,
+      };
+    }
+    const head = parseHead(buf, start, headEnd, limits);
+    if (length <= HEAD_CACHE_BYTES) {
+      const bytes = last !== undefined && last.bytes.length >= length
+        ? last.bytes
+        : new Uint8Array(HEAD_CACHE_BYTES);
+      bytes.set(buf.subarray(start, headEnd));
+      // The arrays handed out are the request's own: keep copies.
+      lastHead = {
+        bytes,
+        length,
+        limits,
+        head: {
+          ...head,
+          names: head.names.slice(),
+          values: head.values.slice(),
+        },
+      };
+    }
+    return head;
   }
+}
+
+/**
+ * Heads up to this size are remembered (one, the last parsed, for the whole
+ * process): most requests' heads are a few hundred bytes.
+ */
+const HEAD_CACHE_BYTES = 1024;
+
+/** The last head parsed, with its bytes and the limits it was checked against. */
+let lastHead:
+  | {
+    bytes: Uint8Array;
+    length: number;
+    limits: HeadLimits;
+    head: RequestHead;
+  }
+  | undefined;
+
+function sameBytes(
+  a: Uint8Array,
+  b: Uint8Array,
+  from: number,
+  length: number,
+): boolean {
+  for (let i = 0; i < length; i++) if (a[i] !== b[from + i]) return false;
+  return true;
 }
 
 /**
@@ -185,7 +259,7 @@ export function parseHead(
   for (let i = sp1 + 1; i < sp2; i++) {
     if (TARGET[s.charCodeAt(i)] !== 1) fail(400, "Invalid request target", i);
   }
-  const method = s.slice(0, sp1);
+  const method = knownMethod(s, sp1) ?? s.slice(0, sp1);
   const target = s.slice(sp1 + 1, sp2);
   const minor = parseVersion(s, sp2 + 1, lineEnd);
   checkTargetForm(method, target, sp1 + 1);
@@ -217,6 +291,7 @@ export function parseHead(
       if (TOKEN[c] !== 1) fail(400, "Invalid field name", i);
       if (c >= 0x41 && c <= 0x5a) lower = false;
     }
+    const known = knownName(s, pos, colon);
     let vs = colon + 1;
     let ve = eol;
     while (vs < ve && (s.charCodeAt(vs) === SP || s.charCodeAt(vs) === HTAB)) {
@@ -234,8 +309,11 @@ export function parseHead(
     if (names.length === limits.maxHeaderCount) {
       fail(431, "Too many fields", pos);
     }
-    const raw = s.slice(pos, colon);
-    const name = lower ? raw : raw.toLowerCase();
+    let name = known;
+    if (name === undefined) {
+      const raw = s.slice(pos, colon);
+      name = lower ? raw : raw.toLowerCase();
+    }
     const value = s.slice(vs, ve);
     names.push(name);
     values.push(value);
@@ -255,6 +333,10 @@ export function parseHead(
         break;
       }
       case "host":
+        // RFC 9112 section 3.2, RFC 9110 section 7.2: Host = uri-host
+        // [ ":" port ]; anything else (a path, userinfo, several hosts)
+        // would change the URL the application sees, so it is a 400.
+        if (!isValidHost(value)) fail(400, "Invalid Host", vs);
         hosts++;
         break;
       case "expect":
@@ -297,6 +379,79 @@ export function parseHead(
 
 /** Offset of the head being parsed, so errors report input positions. */
 let base = 0;
+
+/** The methods most requests use, shared instead of sliced per request. */
+const METHODS = ["GET", "PUT", "POST", "HEAD", "PATCH", "DELETE", "OPTIONS"];
+
+/** The method `s[0, length)` when it is a common one (methods are case-sensitive). */
+function knownMethod(s: string, length: number): string | undefined {
+  for (const method of METHODS) {
+    if (method.length === length && s.startsWith(method)) return method;
+  }
+  return undefined;
+}
+
+/**
+ * Field names most requests carry, by length: the lower-case string is
+ * shared instead of sliced and lowered per request (HTTP/1.1 clients send
+ * them capitalised), and the checks below compare them by identity.
+ */
+const KNOWN_NAMES: readonly (readonly string[])[] = (() => {
+  const names = [
+    "te",
+    "host",
+    "range",
+    "accept",
+    "cookie",
+    "expect",
+    "origin",
+    "pragma",
+    "referer",
+    "upgrade",
+    "if-range",
+    "connection",
+    "user-agent",
+    "content-type",
+    "authorization",
+    "cache-control",
+    "if-none-match",
+    "content-length",
+    "accept-encoding",
+    "accept-language",
+    "x-forwarded-for",
+    "sec-websocket-key",
+    "if-modified-since",
+    "transfer-encoding",
+    "x-forwarded-proto",
+    "sec-websocket-version",
+    "sec-websocket-protocol",
+    "sec-websocket-extensions",
+  ];
+  const byLength: string[][] = [];
+  for (const name of names) (byLength[name.length] ??= []).push(name);
+  return byLength;
+})();
+
+/**
+ * The shared lower-case name of `s[start, end)` when it is a common field
+ * name, in any case.
+ */
+function knownName(s: string, start: number, end: number): string | undefined {
+  const candidates = KNOWN_NAMES[end - start];
+  if (candidates === undefined) return undefined;
+  outer: for (const name of candidates) {
+    for (let i = 0; i < name.length; i++) {
+      // ASCII letters differ from their lower case by 0x20; the name was
+      // checked to be a token, so OR-ing 0x20 only lowers letters here.
+      const c = s.charCodeAt(start + i);
+      if ((c >= 0x41 && c <= 0x5a ? c | 0x20 : c) !== name.charCodeAt(i)) {
+        continue outer;
+      }
+    }
+    return name;
+  }
+  return undefined;
+}
 
 function fail(status: number, message: string, at: number): never {
   throw new H1ParseError(status, message, base + at);

@@ -175,3 +175,45 @@ Deno.test("H1ParseError carries the offset of the problem", () => {
       e instanceof H1ParseError && e.status === 400 && e.offset === 28,
   );
 });
+
+Deno.test("HeadParser.parse() accepts a Host that is uri-host [ : port ]", () => {
+  const hosts = [
+    "example.com",
+    "example.com:8080",
+    "127.0.0.1",
+    "[::1]:443",
+    "xn--bcher-kva.example",
+    "",
+  ];
+  for (const host of hosts) {
+    for (const version of ["1.1", "1.0"]) {
+      const head = parse(`GET / HTTP/${version}\r\nHost: ${host}\r\n\r\n`);
+      assert.equal(head?.values[0], host, `${version} ${host}`);
+    }
+  }
+});
+
+Deno.test("HeadParser.parse() refuses any other Host with 400 (RFC 9112 section 3.2)", () => {
+  const hosts = [
+    "example.com/admin",
+    "u@example.com",
+    "a, b",
+    "a,b",
+    "example.com:80x",
+    "example.com:123456",
+    "[::1",
+    "exa mple.com",
+    "example.com?x",
+    "example.com#f",
+  ];
+  for (const host of hosts) {
+    for (const version of ["1.1", "1.0"]) {
+      const input = bytes(`GET /x HTTP/${version}\r\nHost: ${host}\r\n\r\n`);
+      assert.throws(
+        () => new HeadParser(DEFAULT_LIMITS).parse(input, 0, input.length),
+        (e: unknown) => e instanceof H1ParseError && e.status === 400,
+        `${version} ${host}`,
+      );
+    }
+  }
+});

@@ -154,6 +154,12 @@ export interface H2ConnectionEvents {
   reset(streamId: number, code: number): void;
   /** Queued response data fell below `STREAM_HIGH_WATER` (`send_queue.ts`). */
   writable(streamId: number): void;
+  /**
+   * The stream's response is complete in the output: its last frame
+   * (END_STREAM, or the trailers) was framed and leaves with the next
+   * write.
+   */
+  sent?(streamId: number): void;
 }
 
 /**
@@ -1233,6 +1239,7 @@ export class H2Connection {
       const block = this.#encoder.encode(trailers);
       this.#writer.headers(stream.id, block, true, this.#peer.maxFrameSize);
     }
+    this.#events.sent?.(stream.id);
     this.#move(stream, StreamEvent.SEND_DATA_ES);
     if (stream.state === StreamState.HALF_CLOSED_LOCAL) {
       this.#writer.rstStream(stream.id, ErrorCode.NO_ERROR);

@@ -9,7 +9,13 @@
 import type { Body } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
-import { type BodyReader, createRequest, type Request } from "../../request.ts";
+import {
+  type BodyReader,
+  createRequest,
+  type Request,
+  watchedExchange,
+} from "../../request.ts";
+import type { Exchange, ExchangeDriver } from "../exchange.ts";
 import { Response } from "../../response.ts";
 import type {
   Conn,
@@ -203,6 +209,8 @@ class StreamBody implements BodyReader {
 
 /** What the driver keeps per stream while its handler runs. */
 interface StreamContext {
+  /** The request, whose exchange a fetch handler may watch. */
+  req: Request | undefined;
   body: StreamBody | null;
   /** When the request body must be complete (`bodyTimeoutMs`). */
   bodyDeadline: number;
@@ -214,7 +222,12 @@ interface StreamContext {
   tunnel?: WebSocketTunnel;
 }
 
-class H2Driver implements H2ConnectionEvents, Watched {
+/** Why an exchange's response was not delivered. */
+function notDelivered(why: string): Error {
+  return new Error(`Cannot deliver response: ${why}`);
+}
+
+class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
   readonly served: ServedConnection;
   #socket: Conn;
   #server: ServerContext;
@@ -238,6 +251,10 @@ class H2Driver implements H2ConnectionEvents, Watched {
   #drained: (() => void)[] = [];
   /** Stream operations for WebSocket tunnels, made on first use. */
   #io: StreamIo | undefined;
+  /** Watched exchanges whose response is queued but not yet all framed. */
+  #unsent: Map<number, Exchange> | undefined;
+  /** Watched exchanges whose response is framed and leaves with the next write. */
+  #framed: Exchange[] | undefined;
 
   constructor(
     socket: Conn,
@@ -417,7 +434,11 @@ class H2Driver implements H2ConnectionEvents, Watched {
     if (this.#writing || this.#closed) return;
     const now = Date.now();
     const bytes = this.#h2.takeOutput(now);
+    // Responses framed by this take leave with this write.
+    const delivering = this.#framed;
+    this.#framed = undefined;
     if (bytes === null) {
+      for (const exchange of delivering ?? []) exchange.complete();
       // Everything is written: the output buffers go back to the pool.
       this.#h2.releaseOutput();
       const drained = this.#drained;
@@ -434,10 +455,14 @@ class H2Driver implements H2ConnectionEvents, Watched {
       () => {
         this.#writing = false;
         this.#h2.written();
+        for (const exchange of delivering ?? []) exchange.complete();
         this.#flush();
       },
       () => {
         this.#writing = false;
+        for (const exchange of delivering ?? []) {
+          exchange.fail(notDelivered("the connection failed"));
+        }
         this.#close();
       },
     );
@@ -472,6 +497,10 @@ class H2Driver implements H2ConnectionEvents, Watched {
       // Already closed.
     }
     this.#h2.closeAll();
+    for (const exchange of this.#framed ?? []) {
+      exchange.fail(notDelivered("the connection closed"));
+    }
+    this.#framed = undefined;
     const drained = this.#drained;
     this.#drained = [];
     for (const resolve of drained) resolve();
@@ -506,6 +535,7 @@ class H2Driver implements H2ConnectionEvents, Watched {
       ? null
       : new StreamBody(this, id, head.contentLength);
     const ctx: StreamContext = {
+      req: undefined,
       body,
       bodyDeadline: body === null
         ? 0
@@ -528,7 +558,10 @@ class H2Driver implements H2ConnectionEvents, Watched {
       secure: this.#info.secure,
       body,
       bodyLimit: server.limits.maxBodyBytes,
+      connection: this.#info,
+      driver: this,
     });
+    ctx.req = req;
     if (websocket) markExtendedConnect(req);
     this.#handlers++;
     const result = dispatch(server, req);
@@ -553,9 +586,22 @@ class H2Driver implements H2ConnectionEvents, Watched {
   }
 
   reset(id: number, code: number): void {
+    const unsent = this.#unsent?.get(id);
+    if (unsent !== undefined) {
+      this.#unsent!.delete(id);
+      unsent.abort();
+      unsent.fail(notDelivered(`the stream was reset (${code})`));
+    }
     const ctx = this.#streams.get(id);
     if (ctx === undefined) return;
     ctx.reset = true;
+    const exchange = ctx.req === undefined
+      ? undefined
+      : watchedExchange(ctx.req);
+    if (exchange !== undefined) {
+      exchange.abort();
+      exchange.fail(notDelivered(`the stream was reset (${code})`));
+    }
     // As on HTTP/1.1 when the peer goes away mid-body: the client's
     // mistake, not a handler failure to report.
     ctx.body?.abort(
@@ -572,6 +618,16 @@ class H2Driver implements H2ConnectionEvents, Watched {
     ctx.writable = undefined;
     wake?.();
   }
+
+  sent(id: number): void {
+    const exchange = this.#unsent?.get(id);
+    if (exchange === undefined) return;
+    this.#unsent!.delete(id);
+    (this.#framed ??= []).push(exchange);
+  }
+
+  /** HTTP/2 learns that a client left from RST_STREAM and the connection's end. */
+  watch(): void {}
 
   writable(id: number): void {
     const ctx = this.#streams.get(id);
@@ -639,6 +695,12 @@ class H2Driver implements H2ConnectionEvents, Watched {
 
   #respond(id: number, ctx: StreamContext, req: Request, res: Response): void {
     this.#handlers--;
+    const exchange = watchedExchange(req);
+    if (exchange !== undefined) {
+      if (ctx.reset || this.#closed) {
+        exchange.fail(notDelivered("the stream was reset"));
+      } else (this.#unsent ??= new Map()).set(id, exchange);
+    }
     try {
       if (ctx.tunnel !== undefined) this.#respondTunnel(id, ctx, req, res);
       else this.#sendResponse(id, ctx, req, res);
@@ -672,7 +734,7 @@ class H2Driver implements H2ConnectionEvents, Watched {
     const announced = announcedLength(req.method, status, length, res.headers);
     const passLength = announced === HANDLER_LENGTH;
     let flags = 0;
-    res.headers.forEach((name, value) => {
+    res.headers.forEach((value, name) => {
       // RFC 9113 8.2.2: connection-specific fields are not sent.
       if (CONNECTION_SPECIFIC.has(name)) return;
       switch (name) {

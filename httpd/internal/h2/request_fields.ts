@@ -1,12 +1,14 @@
 /**
  * Validation of a decoded request field block (RFC 9113 section 8): the
  * pseudo-header fields, field name and value rules, connection-specific
- * fields, `te`, `content-length`, and the `host` / `:authority` pair.
+ * fields, `te`, `content-length`, and the `host` / `:authority` pair
+ * (each a valid authority, and equal when both are sent).
  * Any violation makes the request malformed: a stream error of type
  * PROTOCOL_ERROR (RFC 9113 section 8.1.1).
  *
  * @module
  */
+import { isValidHost } from "../authority.ts";
 import { ErrorCode, StreamError } from "./errors.ts";
 
 /** A validated request head. */
@@ -128,6 +130,15 @@ export function validateRequest(
           if (authority !== undefined) {
             throw malformed(streamId, 'repeated ":authority"');
           }
+          // RFC 9113 8.3.1: ":authority" is the authority of the target
+          // URI (RFC 3986 3.2) and MUST NOT include userinfo; a path, a
+          // second host or junk would change the URL the application sees.
+          if (!isValidHost(value)) {
+            throw malformed(
+              streamId,
+              `invalid ":authority" ${JSON.stringify(value)}`,
+            );
+          }
           authority = value;
           break;
         case ":path":
@@ -183,6 +194,10 @@ export function validateRequest(
       continue;
     } else if (name === "host") {
       if (host !== undefined) throw malformed(streamId, 'repeated "host"');
+      // RFC 9110 7.2: Host = uri-host [ ":" port ], as in HTTP/1.1.
+      if (!isValidHost(value)) {
+        throw malformed(streamId, `invalid "host" ${JSON.stringify(value)}`);
+      }
       host = value;
     }
     names.push(name);

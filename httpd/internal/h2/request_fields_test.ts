@@ -125,6 +125,55 @@ const malformed: [string, string[]][] = [
     "2",
   ]],
   ["host differing from :authority", [...base, "host", "b.example"]],
+  ...[
+    "u@example.com",
+    "u:p@example.com",
+    "example.com/admin",
+    "a, b",
+    "example.com:80x",
+    "[::1",
+    "exa mple.com",
+  ].map((authority): [string, string[]] => [
+    `:authority "${authority}"`,
+    [
+      ":method",
+      "GET",
+      ":scheme",
+      "https",
+      ":authority",
+      authority,
+      ":path",
+      "/",
+    ],
+  ]),
+  ['host "u@a.example" without :authority', [
+    ":method",
+    "GET",
+    ":scheme",
+    "https",
+    ":path",
+    "/",
+    "host",
+    "u@a.example",
+  ]],
+  ["host with a path equal to :authority", [
+    ":method",
+    "GET",
+    ":scheme",
+    "https",
+    ":authority",
+    "a.example/admin",
+    ":path",
+    "/",
+    "host",
+    "a.example/admin",
+  ]],
+  ["CONNECT with userinfo in :authority", [
+    ":method",
+    "CONNECT",
+    ":authority",
+    "u@a:443",
+  ]],
   ["CONNECT with :path", [
     ":method",
     "CONNECT",
@@ -155,4 +204,23 @@ Deno.test("validateRequest() accepts OPTIONS * and CONNECT with :authority only"
     validateRequest(1, [":method", "CONNECT", ":authority", "a:443"]).authority,
     "a:443",
   );
+});
+
+Deno.test("validateRequest() accepts an :authority with a port or an IP literal", () => {
+  for (const authority of ["a.example:8443", "127.0.0.1", "[::1]:443"]) {
+    const head = validateRequest(1, [
+      ":method",
+      "GET",
+      ":scheme",
+      "https",
+      ":authority",
+      authority,
+      ":path",
+      "/",
+      "host",
+      authority,
+    ]);
+    assert.equal(head.authority, authority);
+    assert.deepEqual(head.values, [authority]);
+  }
 });

@@ -227,7 +227,7 @@ export function tunnelResponseFields(
   serverHeader: string,
 ): string[] {
   const fields: string[] = [":status", "200"];
-  res.headers.forEach((name, value) => {
+  res.headers.forEach((value, name) => {
     if (!CONNECTION_SPECIFIC.has(name) && name !== "content-length") {
       fields.push(name, value);
     }

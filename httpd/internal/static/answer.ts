@@ -78,11 +78,11 @@ export function answer(req: Request, asset: Asset, mode: Mode): Reply {
   const out = HttpHeaders.fromTrusted(v.names.slice(), v.values.slice());
   if (mode === Mode.Spa) spaHeaders(out);
   // RFC 9110 section 14.2: Range is defined for GET only.
-  const range = req.method === "GET" ? headers.get("range") : undefined;
-  if (range !== undefined) {
+  const range = req.method === "GET" ? headers.get("range") : null;
+  if (range !== null) {
     const ifRange = headers.get("if-range");
     if (
-      ifRange === undefined || ifRangeMatches(ifRange, v.etag, v.lastModified)
+      ifRange === null || ifRangeMatches(ifRange, v.etag, v.lastModified)
     ) {
       const ranges = parseRange(range, v.size);
       if (ranges === "unsatisfiable") {
@@ -118,5 +118,5 @@ function spaHeaders(headers: HttpHeaders): void {
   // must revalidate it, and key it on Accept (an asset request gets 404).
   headers.set("cache-control", NO_CACHE);
   const vary = headers.get("vary");
-  headers.set("vary", vary === undefined ? "Accept" : `Accept, ${vary}`);
+  headers.set("vary", vary === null ? "Accept" : `Accept, ${vary}`);
 }

@@ -38,13 +38,13 @@ export function evaluatePreconditions(
 ): Precondition {
   // Step 1 (section 13.1.1): If-Match uses the strong comparison.
   const ifMatch = headers.get("if-match");
-  if (ifMatch !== undefined) {
+  if (ifMatch !== null) {
     if (!matchesEtag(ifMatch, etag, false)) return Precondition.Failed;
   } else {
     // Step 2 (section 13.1.4): If-Unmodified-Since only without If-Match;
     // an invalid date is ignored.
     const ius = headers.get("if-unmodified-since");
-    if (ius !== undefined) {
+    if (ius !== null) {
       const date = parseHttpDate(ius);
       if (date === date && lastModified > date) return Precondition.Failed;
     }
@@ -52,14 +52,14 @@ export function evaluatePreconditions(
   // Step 3 (section 13.1.2): If-None-Match uses the weak comparison; for
   // GET and HEAD a match is 304.
   const inm = headers.get("if-none-match");
-  if (inm !== undefined) {
+  if (inm !== null) {
     return matchesEtag(inm, etag, true)
       ? Precondition.NotModified
       : Precondition.Proceed;
   }
   // Step 4 (section 13.1.3): If-Modified-Since only without If-None-Match.
   const ims = headers.get("if-modified-since");
-  if (ims !== undefined && lastModified === lastModified) {
+  if (ims !== null && lastModified === lastModified) {
     const date = parseHttpDate(ims);
     // A date later than the server's clock is invalid (section 13.1.3).
     if (date === date && lastModified <= date && date <= Date.now() / 1000) {
