@@ -3,11 +3,15 @@
  * run. Two apps, each served by `Deno.serve` and by @org/httpd's `serve()`
  * (the same module, imports changed): `new Response("Hello, World!")`, and a
  * Hono app answering `/users/:id` with `c.json`. Our native handler
- * (`Response.text`) runs beside them, so the adapter's own cost shows.
+ * (`Response.text`) runs beside them, so the adapter's own cost shows, and
+ * so does the floor: the server's socket layer answering every read with a
+ * fixed response (no HTTP at all), which is what a server driven from
+ * JavaScript costs before any work.
  *
  * - HTTP/1.1 keep-alive, `wrk -t1 -c64`: req/s (best of the rounds), server
  *   CPU µs per request (lowest), and the load client's own CPU share, which
- *   says whether wrk was the bottleneck;
+ *   says whether wrk was the bottleneck; the same with a second client,
+ *   `h2load --h1 -c64`, and its CPU share;
  * - one connection, `wrk -c1`: p50 and p99 latency (median of the rounds);
  * - HTTP/2, `h2load -c16 -m32`, cleartext (prior knowledge) and TLS;
  * - JS heap allocated per request: the `allocated` bytes V8 reports for
@@ -60,6 +64,8 @@ interface Subject {
   script: string;
   /** The path wrk and h2load ask for. */
   path: string;
+  /** Speaks no HTTP/2 (the floor): left out of the h2load runs. */
+  h1Only?: boolean;
 }
 
 const SUBJECTS: Subject[] = [
@@ -80,6 +86,13 @@ const SUBJECTS: Subject[] = [
     name: "native handler (@org/httpd)",
     script: "httpd_hello.ts",
     path: "/",
+  },
+  {
+    app: "hello",
+    name: "floor: our socket layer, no HTTP",
+    script: "socket_floor_hello.ts",
+    path: "/",
+    h1Only: true,
   },
   {
     app: "hono",
@@ -146,6 +159,46 @@ async function wrk(
   };
 }
 
+/**
+ * A second, independent HTTP/1.1 client: `h2load --h1 -c64 -m1`, with its
+ * CPU share, so a figure wrk cannot reach shows as such.
+ */
+async function h2loadH1(
+  url: string,
+): Promise<{ rps: number; clientCpu: number }> {
+  const requests = 60_000 * SECONDS / 4;
+  const line = [
+    ...(await pin(1)),
+    "h2load",
+    "--h1",
+    "-c64",
+    "-m1",
+    "-t1",
+    "-n",
+    String(Math.round(requests)),
+    url,
+  ].map((a) => `'${a}'`).join(" ");
+  const started = performance.now();
+  const out = await new Deno.Command("bash", {
+    args: ["-c", `${line}; times`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const seconds = (performance.now() - started) / 1000;
+  const text = new TextDecoder().decode(out.stdout);
+  const rps = Number(
+    text.match(/finished in [\d.]+\w+, ([\d.]+) req\/s/)?.[1] ?? 0,
+  );
+  const times = text.trim().split("\n").slice(-1)[0]!.match(
+    /(\d+)m([\d.]+)s (\d+)m([\d.]+)s/,
+  );
+  const cpu = times
+    ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 +
+      Number(times[4])
+    : NaN;
+  return { rps, clientCpu: cpu / seconds };
+}
+
 function micros(text: string): number {
   const m = text.match(/^([\d.]+)(us|ms|s)$/);
   if (!m) return NaN;
@@ -157,6 +210,9 @@ interface Figures {
   rps: number;
   cpuUs: number;
   clientCpu: number;
+  /** HTTP/1.1 req/s measured by a second client, `h2load --h1`. */
+  h2loadH1: number;
+  h2loadCpu: number;
   oneConn: Latency[];
   h2c: number;
   h2tls: number;
@@ -171,6 +227,8 @@ const figures = SUBJECTS.map((): Figures => ({
   rps: 0,
   cpuUs: Infinity,
   clientCpu: 0,
+  h2loadH1: 0,
+  h2loadCpu: 0,
   oneConn: [],
   h2c: 0,
   h2tls: 0,
@@ -187,7 +245,7 @@ try {
     );
     started.push(server);
     plain.push(server);
-    if (tls && !values["skip-h2"]) {
+    if (tls && !values["skip-h2"] && !subject.h1Only) {
       const s = await startServer(
         subject.name,
         denoServer(core0, subject.script, { args: [dir] }),
@@ -220,11 +278,19 @@ try {
       }
       const one = await wrk(url(server, subject), 1, true);
       if (one.latency) f.oneConn.push(one.latency);
+      if (await have("h2load")) {
+        const second = await h2loadH1(url(server, subject));
+        if (second.rps > f.h2loadH1) {
+          f.h2loadH1 = second.rps;
+          f.h2loadCpu = second.clientCpu;
+        }
+      }
     }
   }
   if (!values["skip-h2"] && (await have("h2load"))) {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, subject] of SUBJECTS.entries()) {
+        if (subject.h1Only) continue;
         const f = figures[i]!;
         const shape = {
           connections: 16,
@@ -352,6 +418,9 @@ for (const app of ["hello", "hono"] as const) {
         "÷ Deno.serve",
         "CPU µs/req",
         "wrk CPU",
+        "h2load --h1 req/s",
+        "÷ Deno.serve",
+        "h2load CPU",
         "1 conn p50",
         "p50 ÷ Deno.serve",
         "1 conn p99",
@@ -370,13 +439,16 @@ for (const app of ["hello", "hono"] as const) {
           ratio(f.rps, peer.rps),
           f.cpuUs === Infinity ? "?" : f.cpuUs.toFixed(2),
           `${Math.round(f.clientCpu * 100)}%`,
+          Math.round(f.h2loadH1),
+          ratio(f.h2loadH1, peer.h2loadH1),
+          `${Math.round(f.h2loadCpu * 100)}%`,
           duration(one.p50),
           ratio(one.p50, peerOne.p50),
           duration(one.p99),
-          Math.round(f.h2c),
-          ratio(f.h2c, peer.h2c),
-          Math.round(f.h2tls),
-          ratio(f.h2tls, peer.h2tls),
+          s.h1Only ? "-" : Math.round(f.h2c),
+          s.h1Only ? "-" : ratio(f.h2c, peer.h2c),
+          s.h1Only ? "-" : Math.round(f.h2tls),
+          s.h1Only ? "-" : ratio(f.h2tls, peer.h2tls),
           Number.isNaN(f.bytesPerRequest) ? "?" : Math.round(f.bytesPerRequest),
         ];
       }),

@@ -22,6 +22,20 @@ let trustedNames: string[] | undefined;
 let trustedValues: string[] | undefined;
 let namesOf: (headers: HttpHeaders) => string[];
 let valuesOf: (headers: HttpHeaders) => string[];
+let share: (headers: HttpHeaders) => HttpHeaders;
+
+/**
+ * Wraps parsed fields that something else keeps too (the HTTP/1.1 parser's
+ * last head): the map copies them before its first change. Internal to the
+ * package.
+ *
+ * @param names Lower-case field names, never changed by the caller.
+ * @param values Field values, parallel to `names`.
+ * @returns A map that reads the arrays and copies them to write.
+ */
+export function sharedHeaders(names: string[], values: string[]): HttpHeaders {
+  return share(HttpHeaders.fromTrusted(names, values));
+}
 
 /**
  * The internal array of lower-case names of a header map, for the protocol
@@ -76,10 +90,16 @@ export function headerValues(headers: HttpHeaders): readonly string[] {
 export class HttpHeaders implements Iterable<[string, string]> {
   #names: string[];
   #values: string[];
+  /** The arrays belong to someone else too: copy them before a change. */
+  #shared = false;
 
   static {
     namesOf = (h) => h.#names;
     valuesOf = (h) => h.#values;
+    share = (h) => {
+      h.#shared = true;
+      return h;
+    };
   }
 
   /**
@@ -256,6 +276,7 @@ export class HttpHeaders implements Iterable<[string, string]> {
   set(name: string, value: string): this {
     const key = checkName(name);
     value = normalizeValue(name, value);
+    if (this.#shared) this.#own();
     const i = this.#names.indexOf(key);
     if (i === -1) {
       this.#names.push(key);
@@ -288,6 +309,7 @@ export class HttpHeaders implements Iterable<[string, string]> {
   append(name: string, value: string): this {
     const key = checkName(name);
     value = normalizeValue(name, value);
+    if (this.#shared) this.#own();
     this.#names.push(key);
     this.#values.push(value);
     return this;
@@ -366,7 +388,18 @@ export class HttpHeaders implements Iterable<[string, string]> {
     }
   }
 
+  /** Takes copies of shared arrays, before a change. */
+  #own(): void {
+    this.#names = this.#names.slice();
+    this.#values = this.#values.slice();
+    this.#shared = false;
+  }
+
   #removeFrom(key: string, start: number): void {
+    if (this.#shared) {
+      if (this.#names.indexOf(key, start) === -1) return;
+      this.#own();
+    }
     const names = this.#names;
     let w = start;
     for (let r = start; r < names.length; r++) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HttpHeaders } from "./headers.ts";
+import { HttpHeaders, sharedHeaders } from "./headers.ts";
 
 // Where HttpHeaders shares a method with the web Headers class, it answers the
 // same; each case is checked against a real Headers too.
@@ -99,4 +99,25 @@ Deno.test("HttpHeaders has(), set() and delete() ignore the name's case, as Head
   assert.equal(headers.delete("vary"), false);
   assert.equal(headers.has("vary"), false);
   assert.equal(headers.get("vary"), null);
+});
+
+Deno.test("sharedHeaders() copies the arrays before the first change, never writes to them", () => {
+  const names = ["host", "accept"];
+  const values = ["a", "*/*"];
+  const first = sharedHeaders(names, values);
+  const second = sharedHeaders(names, values);
+  first.set("accept", "text/html");
+  first.append("x-a", "1");
+  second.delete("host");
+  assert.deepEqual(names, ["host", "accept"]);
+  assert.deepEqual(values, ["a", "*/*"]);
+  assert.deepEqual([...first], [["host", "a"], ["accept", "text/html"], [
+    "x-a",
+    "1",
+  ]]);
+  assert.deepEqual([...second], [["accept", "*/*"]]);
+  // Removing a field that is not there copies nothing and changes nothing.
+  const third = sharedHeaders(names, values);
+  assert.equal(third.delete("cookie"), false);
+  assert.deepEqual([...third], [["host", "a"], ["accept", "*/*"]]);
 });

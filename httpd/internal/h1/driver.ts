@@ -9,7 +9,7 @@
  */
 import { type Body, pendingText, sendingChunks } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
-import { HttpHeaders } from "../../headers.ts";
+import { HttpHeaders, sharedHeaders } from "../../headers.ts";
 import {
   type BodyReader,
   createRequest,
@@ -453,7 +453,7 @@ class H1Connection implements ServedConnection, Watched, ExchangeDriver {
       method: head.method,
       target: head.target,
       protocol: head.minor === 0 ? "HTTP/1.0" : "HTTP/1.1",
-      headers: HttpHeaders.fromTrusted(head.names, head.values),
+      headers: sharedHeaders(head.names, head.values),
       remoteAddress: this.#info.remoteAddress,
       secure: this.#info.secure,
       body: reader,

@@ -32,9 +32,12 @@ export interface RequestHead {
   target: string;
   /** 0 for HTTP/1.0, 1 for HTTP/1.1 (and later 1.x minors). */
   minor: number;
-  /** Field names, lower case, in order. */
+  /**
+   * Field names, lower case, in order. Shared with the parser's memory of
+   * the last head: wrap them with `sharedHeaders()`, never change them.
+   */
   names: string[];
-  /** Field values, OWS-trimmed, parallel to `names`. */
+  /** Field values, OWS-trimmed, parallel to `names`; shared likewise. */
   values: string[];
   /** The Content-Length, or -1 when absent. */
   contentLength: number;
@@ -159,14 +162,16 @@ export class HeadParser {
     ) {
       // The same bytes as the head parsed last (by any connection): the same
       // head. Clients that repeat a request (API polling, health checks,
-      // load generators, a browser's next asset) send exactly that.
+      // load generators, a browser's next asset) send exactly that. The
+      // field arrays are shared: whoever wraps them must not change them
+      // (`sharedHeaders()` copies before a change).
       const head = last.head;
       return {
         method: head.method,
         target: head.target,
         minor: head.minor,
-        names: head.names.slice(),
-        values: head.values.slice(),
+        names: head.names,
+        values: head.values,
         contentLength: head.contentLength,
         chunked: head.chunked,
         close: head.close,
@@ -181,17 +186,7 @@ export class HeadParser {
         ? last.bytes
         : new Uint8Array(HEAD_CACHE_BYTES);
       bytes.set(buf.subarray(start, headEnd));
-      // The arrays handed out are the request's own: keep copies.
-      lastHead = {
-        bytes,
-        length,
-        limits,
-        head: {
-          ...head,
-          names: head.names.slice(),
-          values: head.values.slice(),
-        },
-      };
+      lastHead = { bytes, length, limits, head };
     }
     return head;
   }

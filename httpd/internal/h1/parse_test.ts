@@ -217,3 +217,26 @@ Deno.test("HeadParser.parse() refuses any other Host with 400 (RFC 9112 section 
     }
   }
 });
+
+Deno.test("HeadParser.parse() gives a repeated head the same result, at its own offset", () => {
+  const head = "GET /a HTTP/1.1\r\nHost: x\r\nCookie: c=1\r\n\r\n";
+  const bytes = new TextEncoder().encode(
+    `${head}${head}POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`,
+  );
+  const one = new HeadParser(DEFAULT_LIMITS);
+  const two = new HeadParser(DEFAULT_LIMITS);
+  const a = one.parse(bytes, 0, bytes.length)!;
+  one.reset();
+  // Another connection's parser, the same bytes at another offset.
+  const b = two.parse(bytes, a.end, bytes.length)!;
+  two.reset();
+  assert.deepEqual({ ...b, end: 0 }, { ...a, end: 0 });
+  assert.equal(b.end, 2 * a.end);
+  const c = one.parse(bytes, b.end, bytes.length)!;
+  assert.equal(c.method, "POST");
+  assert.equal(c.contentLength, 0);
+  // A different head of the same length is parsed, not mistaken for it.
+  const swapped = new TextEncoder().encode(head.replace("/a", "/b"));
+  const d = new HeadParser(DEFAULT_LIMITS).parse(swapped, 0, swapped.length)!;
+  assert.equal(d.target, "/b");
+});

@@ -5,7 +5,7 @@
  * @module
  */
 import { Body } from "../../body.ts";
-import { HttpHeaders } from "../../headers.ts";
+import { HttpHeaders, sharedHeaders } from "../../headers.ts";
 import { Response } from "../../response.ts";
 import {
   type FastParts,
@@ -15,6 +15,30 @@ import {
 
 /** Filled by `readFast`, read at once: one object for every response. */
 const fast: FastParts = { status: 0, contentType: undefined, consumed: false };
+/** The init of a response read from the fast slots, refilled for each. */
+const fastInit: { status: number; headers: HttpHeaders | undefined } = {
+  status: 0,
+  headers: undefined,
+};
+/** The one field such a response has. */
+const CONTENT_TYPE = ["content-type"];
+/**
+ * One values array per content type (a handful: the runtime's text type,
+ * `application/json`, a form's), shared by every response of that type:
+ * the map copies it before a change.
+ */
+const TYPE_VALUES = new Map<string, string[]>();
+/** Types remembered at most: an application with more pays two arrays. */
+const MAX_TYPE_VALUES = 16;
+
+function typeValues(type: string): string[] {
+  let values = TYPE_VALUES.get(type);
+  if (values === undefined) {
+    values = [type];
+    if (TYPE_VALUES.size < MAX_TYPE_VALUES) TYPE_VALUES.set(type, values);
+  }
+  return values;
+}
 
 /**
  * A `Blob` body (a `Blob`, a `FormData`) up to this size is read whole and
@@ -99,12 +123,11 @@ export function fromWebResponse(
     if (text !== undefined) {
       if (fast.consumed) throw consumedError();
       const type = fast.contentType;
-      return new Response(Body.of(text), {
-        status: fast.status,
-        headers: type === undefined
-          ? new HttpHeaders()
-          : HttpHeaders.fromTrusted(["content-type"], [type]),
-      });
+      fastInit.status = fast.status;
+      fastInit.headers = type === undefined
+        ? new HttpHeaders()
+        : sharedHeaders(CONTENT_TYPE, typeValues(type));
+      return new Response(Body.of(text), fastInit);
     }
   }
   const upgrade = upgrades.get(web);
