@@ -21,6 +21,7 @@ export {
   DEFAULT_GZIP,
   DEFAULT_LOG_LEVEL,
   DEFAULT_PORT,
+  DEFAULT_READY_DRAIN_DELAY_MS,
   DEFAULT_RUN_PORT,
   type EnvReader,
 } from "./internal/merge.ts";
@@ -130,6 +131,35 @@ export interface ServeConfig {
    * `server.drain-timeout`; default 10 s).
    */
   drainTimeoutMs: number;
+  /**
+   * How long a stop keeps serving, with the readiness path answering 503,
+   * before it closes the listener and starts the drain
+   * (`--drain-delay`, `server.drain-delay`, `SERVICE_DRAIN_DELAY`), in
+   * milliseconds: time for load balancers and orchestrators to stop
+   * sending. Absent: 0 (the listener closes at once); with `readyPath`,
+   * {@linkcode DEFAULT_READY_DRAIN_DELAY_MS} unless a source says.
+   */
+  drainDelayMs?: number;
+  /**
+   * The liveness path (`--health`, `server.health`, `SERVICE_HEALTH`):
+   * `200` while the process runs, draining or not. Answered before
+   * anything else; absent when off.
+   */
+  healthPath?: string;
+  /**
+   * The readiness path (`--ready`, `server.ready`, `SERVICE_READY`): `200`
+   * while the instance takes traffic, `503` from the moment a stop is asked
+   * for. Answered before anything else; absent when off.
+   */
+  readyPath?: string;
+  /**
+   * Whether every connection starts with a PROXY protocol header from a
+   * load balancer (`--proxy-protocol[=v1|v2]`, `server.proxy-protocol`,
+   * `SERVICE_PROXY_PROTOCOL`): `true` for versions 1 and 2. Absent or
+   * `false`: off. The client it names is the one logged and given to the
+   * module.
+   */
+  proxyProtocol?: boolean | "v1" | "v2";
   /**
    * Which reverse proxies the access log believes about the client address
    * (`--trust-proxy`, `server.trust-proxy`): a count of proxies in front, or

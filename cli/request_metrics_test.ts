@@ -4,13 +4,20 @@ import {
   HttpError,
   type Request,
   Request as HttpRequest,
+  type RequestInit,
   Response,
   Router,
   Server,
 } from "@org/httpd";
 import { MetricRegistries, type MetricRegistry } from "@org/metrics";
 import {
+  BODY_SIZE_BUCKETS,
+  HTTP_SERVER_ACTIVE_REQUESTS,
+  HTTP_SERVER_REQUEST_BODY_SIZE,
+  HTTP_SERVER_REQUEST_DURATION,
   HTTP_SERVER_REQUESTS,
+  HTTP_SERVER_RESPONSE_BODY_SIZE,
+  REQUEST_DURATION_BUCKETS,
   requestMetrics,
   requestMetricsClock,
   requestMetricsFetch,
@@ -424,5 +431,328 @@ Deno.test("requestMetricsFetch() under Deno.serve times the sending", async () =
     assert.ok(timer.getElapsedTime() >= 50e6, String(timer.getElapsedTime()));
   } finally {
     await server.shutdown();
+  }
+});
+
+// --- OpenTelemetry's conventions ------------------------------------------
+
+/** An empty attribute (Prometheus: no label) reads as `-`. */
+const dash = (value: string | undefined) => value === "" ? "-" : value;
+
+/**
+ * Counts (or sums) of an OpenTelemetry histogram by
+ * `method status route error_type scheme version`.
+ */
+function otelCounts(
+  registry: MetricRegistry,
+  name = HTTP_SERVER_REQUEST_DURATION,
+  what: "count" | "sum" = "count",
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [id, histogram] of registry.getHistograms()) {
+    if (id.name !== name) continue;
+    const t = id.getTags();
+    const key = [
+      t.http_request_method,
+      t.http_response_status_code,
+      t.http_route,
+      t.error_type,
+      t.url_scheme,
+      t.network_protocol_version,
+    ].map(dash).join(" ");
+    out[key] = what === "count" ? histogram.getCount() : histogram.getSum();
+  }
+  return out;
+}
+
+/** The values of the active-requests gauges by `method scheme`. */
+function active(registry: MetricRegistry): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [id, gauge] of registry.getGauges()) {
+    assert.equal(id.name, HTTP_SERVER_ACTIVE_REQUESTS);
+    const t = id.getTags();
+    out[`${t.http_request_method} ${t.url_scheme}`] = Number(gauge.getValue());
+  }
+  return out;
+}
+
+function otelSetup(options: RequestMetricsOptions = {}) {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const inner = requestMetrics(registries, {
+    ...LAUNCHER,
+    conventions: "opentelemetry",
+    ...options,
+  }).apply(byStatus);
+  return {
+    registries,
+    registry,
+    handler: async (req: Request) => {
+      try {
+        return await inner(req);
+      } catch (error) {
+        return Response.empty(error instanceof HttpError ? error.status : 500);
+      }
+    },
+  };
+}
+
+Deno.test("requestMetrics() with conventions: opentelemetry records the semantic conventions' attributes and no timer", async () => {
+  const { registry, handler } = otelSetup();
+  const requests: [string, RequestInit?][] = [
+    ["/s/200"],
+    ["/s/200", { method: "BREW" }],
+    ["/s/404"],
+    ["/s/503"],
+    ["/throw/plain"],
+    ["/throw/502"],
+    ["/throw/404"],
+    ["/reject"],
+    ["/metrics/base"],
+    ["/s/204", { secure: true, protocol: "HTTP/2" }],
+  ];
+  for (const [path, init] of requests) {
+    await handler(new HttpRequest(path, init));
+  }
+  assert.equal(registry.getTimers().size, 0);
+  assert.deepEqual(otelCounts(registry), {
+    "GET 200 - - http 1.1": 1,
+    "_OTHER 200 - - http 1.1": 1,
+    "GET 404 - - http 1.1": 2,
+    "GET 503 - 503 http 1.1": 2,
+    // Filter.apply answers a thrown error with a 500: error.type is the status.
+    "GET 500 - 500 http 1.1": 1,
+    "GET 502 - 502 http 1.1": 1,
+    "GET 200 /metrics - http 1.1": 1,
+    "GET 204 - - https 2": 1,
+  });
+  assert.deepEqual(active(registry), {
+    "GET http": 0,
+    "_OTHER http": 0,
+    "GET https": 0,
+  });
+});
+
+Deno.test("requestMetrics() with conventions: both records the timer and the histograms, and http.route is the router's pattern or the route option", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const routed = requestMetrics(registries, { conventions: "both" }).apply(
+    Router.builder().get("/users/:id", () => Response.text("user")).build(),
+  );
+  await routed(new HttpRequest("/users/1"));
+  await routed(new HttpRequest("/users/2"));
+  await routed(new HttpRequest("/nowhere"));
+  const named = requestMetrics(registries, {
+    conventions: "both",
+    route: (req) => req.path.startsWith("/named/") ? "/named/{x}" : undefined,
+  }).apply(() => Response.empty(204));
+  await named(new HttpRequest("/named/9"));
+  assert.deepEqual(counts(registry), {
+    "GET 2xx /users/:id": 2,
+    "GET 4xx NOT_FOUND": 1,
+    "GET 2xx UNKNOWN": 1,
+  });
+  assert.deepEqual(otelCounts(registry), {
+    "GET 200 /users/:id - http 1.1": 2,
+    "GET 404 - - http 1.1": 1,
+    "GET 204 /named/{x} - http 1.1": 1,
+  });
+});
+
+Deno.test("requestMetrics() records request and response body sizes in bytes", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const handler = requestMetrics(registries, { conventions: "opentelemetry" })
+    .apply((req) => {
+      if (req.path === "/stream") return new Response(slowStream(3, 0));
+      if (req.path === "/large") return Response.text("x".repeat(70_000));
+      if (req.path === "/none") return Response.empty(204);
+      return Response.text("hello");
+    });
+  const read = async (req: Request) => (await handler(req)).body.bytes();
+  await read(new HttpRequest("/small"));
+  await read(new HttpRequest("/small", { method: "HEAD" }));
+  await read(new HttpRequest("/none"));
+  await read(new HttpRequest("/stream"));
+  await read(new HttpRequest("/large"));
+  await read(
+    new HttpRequest("/small", {
+      method: "POST",
+      body: "abcdef",
+      headers: { "content-length": "6" },
+    }),
+  );
+  // A body of unknown length: its size is not recorded.
+  await read(new HttpRequest("/small", { method: "PUT", body: "abc" }));
+  const abandoned = await handler(new HttpRequest("/stream"));
+  const chunks = abandoned.body.chunks();
+  await chunks.next();
+  await chunks.return(undefined);
+
+  assert.deepEqual(
+    otelCounts(registry, HTTP_SERVER_RESPONSE_BODY_SIZE, "sum"),
+    {
+      "GET 200 - - http 1.1": 5 + 3 * "chunk 0\n".length + 70_000 +
+        "chunk 0\n".length,
+      "HEAD 200 - - http 1.1": 0,
+      "GET 204 - - http 1.1": 0,
+      "POST 200 - - http 1.1": 5,
+      "PUT 200 - - http 1.1": 5,
+    },
+  );
+  assert.deepEqual(
+    otelCounts(registry, HTTP_SERVER_REQUEST_BODY_SIZE, "sum"),
+    {
+      "GET 200 - - http 1.1": 0,
+      "HEAD 200 - - http 1.1": 0,
+      "GET 204 - - http 1.1": 0,
+      "POST 200 - - http 1.1": 6,
+    },
+    "a body of unknown length (the PUT) has no size",
+  );
+  assert.equal(otelCounts(registry)["PUT 200 - - http 1.1"], 1);
+});
+
+Deno.test("requestMetrics() counts a request as active until its body has been sent, in one gauge per registry", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const gate = Promise.withResolvers<void>();
+  const waiting = requestMetrics(registries, { conventions: "opentelemetry" })
+    .apply(async () => {
+      await gate.promise;
+      return new Response(slowStream(2, 0));
+    });
+  // A second filter on the same registries counts into the same gauge.
+  const other = requestMetrics(registries, { conventions: "both" }).apply(
+    () => new Response(slowStream(2, 0)),
+  );
+  const first = waiting(new HttpRequest("/a"));
+  assert.deepEqual(active(registry), { "GET http": 1 });
+  const second = await other(new HttpRequest("/b"));
+  assert.deepEqual(active(registry), { "GET http": 2 });
+  gate.resolve();
+  const res = await first;
+  assert.deepEqual(active(registry), { "GET http": 2 }, "until sent");
+  await res.body.bytes();
+  await second.body.bytes();
+  assert.deepEqual(active(registry), { "GET http": 0 });
+});
+
+Deno.test("requestMetrics() histograms take the semantic conventions' buckets unless a configuration rule names them", () => {
+  const registries = new MetricRegistries({
+    config: {
+      properties: {
+        "mp.metrics.distribution.histogram.buckets":
+          "0.5,1;http.server.request.body.size=10,100",
+        "mp.metrics.distribution.percentiles": "0.5",
+      },
+      env: false,
+      propertiesFile: null,
+    },
+  });
+  const handler = requestMetrics(registries, { conventions: "opentelemetry" })
+    .apply(() => Response.text("x"));
+  handler(new HttpRequest("/"));
+  const vendor = registries.state({ scope: "vendor" }).scopes[0]!;
+  const buckets = Object.fromEntries(
+    vendor.metrics.filter((m) => m.type === "histogram").map((m) => [
+      m.name,
+      m.series[0]!.distribution!.buckets,
+    ]),
+  );
+  assert.deepEqual(buckets, {
+    [HTTP_SERVER_REQUEST_BODY_SIZE]: [10, 100],
+    [HTTP_SERVER_REQUEST_DURATION]: [...REQUEST_DURATION_BUCKETS],
+    [HTTP_SERVER_RESPONSE_BODY_SIZE]: [...BODY_SIZE_BUCKETS],
+  });
+  for (const metric of vendor.metrics) {
+    if (metric.type !== "histogram") continue;
+    const d = metric.series[0]!.distribution!;
+    assert.deepEqual(d.percentiles, [], metric.name);
+    assert.equal(d.publishMax, false, metric.name);
+  }
+});
+
+Deno.test("requestMetricsFetch() with conventions: opentelemetry records the scheme, a route by option and the bytes streamed", async () => {
+  const registries = new MetricRegistries();
+  const registry = registries.get(REQUESTS_SCOPE);
+  const app = requestMetricsFetch(
+    registries,
+    (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/throw") throw new RangeError("bug");
+      if (path === "/none") {
+        return new globalThis.Response(null, { status: 204 });
+      }
+      return new globalThis.Response(slowStream(2, 0), { status: 201 });
+    },
+    {
+      conventions: "opentelemetry",
+      metricsPath: "/metrics",
+      route: (req) =>
+        new URL(req.url).pathname.startsWith("/items/")
+          ? "/items/:id"
+          : undefined,
+    },
+  );
+  const info = {
+    remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 1 } as const,
+    completed: Promise.resolve(),
+  };
+  const call = (url: string, init?: globalThis.RequestInit) =>
+    app(new globalThis.Request(url, init), info);
+  await (await call("https://h/items/1")).text();
+  await (await call("http://h/metrics", {
+    method: "POST",
+    body: "ab",
+    headers: { "content-length": "2" },
+  })).text();
+  await call("http://h/none");
+  await assert.rejects(async () => await call("http://h/throw"), /bug/);
+  assert.deepEqual(otelCounts(registry), {
+    "GET 201 /items/:id - https -": 1,
+    "POST 201 /metrics - http -": 1,
+    "GET 204 - - http -": 1,
+    "GET 500 - RangeError http -": 1,
+  });
+  assert.deepEqual(
+    otelCounts(registry, HTTP_SERVER_RESPONSE_BODY_SIZE, "sum"),
+    {
+      "GET 201 /items/:id - https -": 2 * "chunk 0\n".length,
+      "POST 201 /metrics - http -": 2 * "chunk 0\n".length,
+      "GET 204 - - http -": 0,
+    },
+  );
+  assert.deepEqual(
+    otelCounts(registry, HTTP_SERVER_REQUEST_BODY_SIZE, "sum")[
+      "POST 201 /metrics - http -"
+    ],
+    2,
+  );
+  assert.equal(registry.getTimers().size, 0);
+  assert.deepEqual(active(registry), {
+    "GET https": 0,
+    "POST http": 0,
+    "GET http": 0,
+  });
+});
+
+Deno.test("requestMetrics() and requestMetricsFetch() refuse unknown conventions and a route that is not a function", () => {
+  const registries = new MetricRegistries();
+  for (
+    const bad of [{ conventions: "otel" }, {
+      route: "/x",
+    }] as unknown as RequestMetricsOptions[]
+  ) {
+    assert.throws(() => requestMetrics(registries, bad), TypeError);
+    assert.throws(
+      () =>
+        requestMetricsFetch(
+          registries,
+          () => new globalThis.Response(""),
+          bad as never,
+        ),
+      TypeError,
+    );
   }
 });

@@ -28,7 +28,8 @@ import { processMetrics } from "./internal/server_metrics.ts";
 import { type SideServers, startSideServers } from "./internal/side_servers.ts";
 import { watchTls } from "./internal/tls_reload.ts";
 import { formatDuration } from "./internal/duration.ts";
-import { startServer } from "./internal/start_server.ts";
+import { startServer, usesNodeTls } from "./internal/start_server.ts";
+import { Readiness } from "./internal/probes.ts";
 import { Supervisor } from "./internal/supervisor.ts";
 import {
   relaunchWithUnstableNet,
@@ -67,6 +68,8 @@ interface Running {
   reload(): Promise<void>;
   /** Calls the `run` module's `onListen`, once the first lines are out. */
   listened(): void;
+  /** Turns readiness to 503 (every worker's), ahead of the stop. */
+  drain(): void;
 }
 
 /**
@@ -161,12 +164,12 @@ export async function launch(
     return report(error, err);
   }
   if (
-    config.tls !== undefined && config.tls.plainHttp !== "answer" &&
-    !unstableNetEnabled()
+    config.tls !== undefined && !usesNodeTls(config) && !unstableNetEnabled()
   ) {
     // Certificate reloads without a refused connection need SO_REUSEPORT;
     // without a way to get it, reloads briefly rebind the port instead.
-    // (A listener that answers plain HTTP swaps certificates in place.)
+    // (A listener on node:tls, which answers plain HTTP or reads a PROXY
+    // header, swaps certificates in place.)
     const status = await relaunchWithUnstableNet([command.name, ...args]);
     if (status !== undefined) return status;
   }
@@ -210,6 +213,23 @@ export async function launch(
   running.listened();
   options.onListening?.(urls);
   const reason = await request.reason;
+  // Readiness fails at once, before the listener closes: balancers and
+  // orchestrators stop sending while requests are still served.
+  running.drain();
+  const started = performance.now();
+  const delay = config.drainDelayMs ?? 0;
+  if (delay > 0) {
+    if (info) {
+      out(
+        `Stopping (${reason}): ${
+          config.readyPath ? `${config.readyPath} answers 503; ` : ""
+        }still serving for ${
+          formatDuration(delay)
+        } (a second signal skips it), then no new connections`,
+      );
+    }
+    await request.waitOrAgain(delay);
+  }
   if (info) {
     out(
       `Stopping (${reason}): no new connections; waiting up to ${
@@ -217,7 +237,6 @@ export async function launch(
       } for open requests`,
     );
   }
-  const started = performance.now();
   hangUp?.();
   await running.stop();
   if (config.accessLog) {
@@ -263,10 +282,12 @@ async function startHere(config: ServeConfig, log: Log): Promise<Running> {
       ? undefined
       : await loadApp(config.app);
     const auth = await openSiteAuth(config);
+    const readiness = new Readiness();
     const server = await startServer(config, {
       ...(metrics ? { metrics } : {}),
       ...(auth?.site ? { auth: auth.site } : {}),
       ...(app ? { app } : {}),
+      readiness,
     });
     const side = await startSideServers(config, {
       httpsPort: server.port,
@@ -300,6 +321,7 @@ async function startHere(config: ServeConfig, log: Log): Promise<Running> {
       reload: async () => {
         await Promise.all([auth?.reload(), tls?.reload()]);
       },
+      drain: () => readiness.drain(),
       listened: () => {
         if (app === undefined) return;
         const addr = {
@@ -373,6 +395,7 @@ async function startWorkers(config: ServeConfig, log: Log): Promise<Running> {
       metrics?.close();
     },
     openLogs: () => supervisor.openLogs(),
+    drain: () => supervisor.drain(),
     reload: async () => {
       // The main thread checks the file; the workers read it after it.
       await auth?.reload();
@@ -414,10 +437,22 @@ function onHangUp(
   return () => Deno.removeSignalListener("SIGHUP", listener);
 }
 
+/**
+ * A terminal's Ctrl-C reaches a relaunched child twice within
+ * milliseconds (from the terminal, and forwarded by the parent): a second
+ * signal this soon after the first is the same request, not a "now".
+ */
+const SAME_SIGNAL_MS = 500;
+
 /** A pending stop request. */
 interface StopRequest {
   /** Resolves with what asked for the stop, for the log line. */
   reason: Promise<string>;
+  /**
+   * Waits `ms` after the stop was asked for, or less when a second SIGINT
+   * or SIGTERM comes meanwhile (someone who means "now").
+   */
+  waitOrAgain(ms: number): Promise<void>;
   /** Removes the OS signal listeners, once the stop is complete. */
   release(): void;
 }
@@ -426,10 +461,21 @@ interface StopRequest {
  * Listens for the stop request: the abort of `signal` when given, else
  * SIGINT or SIGTERM. The OS signal listeners stay installed until
  * `release()`, so a second Ctrl-C (or the same SIGINT reaching a relaunched
- * child twice) does not kill the graceful stop midway.
+ * child twice) does not kill the graceful stop midway; it only cuts the
+ * drain delay short.
  */
 function stopRequest(signal: AbortSignal | undefined): StopRequest {
   const requested = Promise.withResolvers<string>();
+  const again = Promise.withResolvers<void>();
+  let askedAt: number | undefined;
+  const waitOrAgain = async (ms: number): Promise<void> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const elapsed = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([elapsed, again.promise]);
+    clearTimeout(timer);
+  };
   if (signal) {
     if (signal.aborted) requested.resolve("stop requested");
     signal.addEventListener(
@@ -439,16 +485,22 @@ function stopRequest(signal: AbortSignal | undefined): StopRequest {
         once: true,
       },
     );
-    return { reason: requested.promise, release: () => {} };
+    return { reason: requested.promise, waitOrAgain, release: () => {} };
   }
   const signals = ["SIGINT", "SIGTERM"] as const;
   const listeners = signals.map((name) => {
-    const listener = () => requested.resolve(name);
+    const listener = () => {
+      const now = performance.now();
+      if (askedAt === undefined) askedAt = now;
+      else if (now - askedAt > SAME_SIGNAL_MS) again.resolve();
+      requested.resolve(name);
+    };
     Deno.addSignalListener(name, listener);
     return [name, listener] as const;
   });
   return {
     reason: requested.promise,
+    waitOrAgain,
     release: () => {
       for (const [name, listener] of listeners) {
         Deno.removeSignalListener(name, listener);

@@ -70,6 +70,11 @@ export interface AccessLogOptions {
    * the peer leftwards, the first address not in the list. `X-Real-IP`
    * counts only when no `X-Forwarded-For` is present and the peer is a
    * trusted proxy.
+   *
+   * On a listener that takes the PROXY protocol (`proxyProtocol`), the
+   * peer is the client the PROXY header names, not the load balancer: the
+   * balancer is then not a hop to count or list, and the fields are judged
+   * from that client (a count of 0 logs it and ignores them).
    */
   trustProxy?: TrustProxy;
   /**

@@ -26,7 +26,9 @@ export interface ServerLimits {
   /**
    * Time to receive a complete request head; beyond: 408 and close. Also the
    * longest wait for each read of a request body (nginx's
-   * `client_body_timeout`), and for the HTTP/2 preface and header blocks.
+   * `client_body_timeout`; a read past it fails with a 408 for the handler
+   * to answer, over HTTP/1.1 and HTTP/2 alike), and for the HTTP/2 preface
+   * and header blocks.
    */
   headerTimeoutMs: number;
   /**
@@ -61,8 +63,11 @@ export interface ServerLimits {
   h2HeaderTableSize: number;
   /**
    * HTTP/2 streams one connection may reset, or make us reset, within 10 s
-   * before it is ended with GOAWAY ENHANCE_YOUR_CALM (rapid reset,
-   * CVE-2023-44487). Default 200.
+   * before it is ended with GOAWAY ENHANCE_YOUR_CALM: RST_STREAM from the
+   * client (rapid reset, CVE-2023-44487), and the client's frames that make
+   * the server reset a stream, such as WINDOW_UPDATE with increment 0, DATA
+   * on a half-closed stream or a malformed field section ("MadeYouReset",
+   * CVE-2025-8671). Default 200.
    */
   h2MaxResetsPerWindow: number;
   /**

@@ -125,6 +125,7 @@ export {
   type ListenAddress,
   type ListenerOptions,
   type PlainHttpMode,
+  type ProxyProtocolOption,
   Server,
   ServerBuilder,
   type ServerOptions,

@@ -185,9 +185,9 @@ export class Request {
         connection: req.#connection,
         driver: req.#driver,
       });
+      // The body state (used flag, stream, reader) stays the root's: every
+      // view reads and uses the one body (see #bodyOwner).
       sub.#root = req.#root ?? req;
-      sub.#used = req.#used;
-      sub.#stream = req.#stream;
       sub.#params = req.#params;
       sub.#route = req.#route;
       sub.#attributes = req.attributes;
@@ -376,7 +376,7 @@ export class Request {
 
   /** Whether the body was already read. */
   get bodyUsed(): boolean {
-    return this.#used;
+    return this.#bodyOwner().#used;
   }
 
   /**
@@ -413,13 +413,14 @@ export class Request {
    * first read when the declared `Content-Length` is already above it.
    */
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#stream !== undefined) return this.#stream;
-    if (this.#reader === null) return this.#stream = null;
+    const owner = this.#bodyOwner();
+    if (owner.#stream !== undefined) return owner.#stream;
+    if (owner.#reader === null) return owner.#stream = null;
     // Small chunks that come fast are merged, so a consumer that keeps every
     // chunk of a trickled body does not pay an array per byte.
     const reader = new GatheringReader(this.#take());
     let total = 0;
-    return this.#stream = new ReadableStream<Uint8Array>({
+    return owner.#stream = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         // Checked at the first read, after the handler had its chance to
         // raise the limit, and before anything (100 Continue) is sent.
@@ -611,9 +612,19 @@ export class Request {
   }
 
   #take(): BodyReader {
-    if (this.#used) throw new TypeError("Cannot read body: already used");
-    this.#used = true;
-    return this.#reader!;
+    const owner = this.#bodyOwner();
+    if (owner.#used) throw new TypeError("Cannot read body: already used");
+    owner.#used = true;
+    return owner.#reader!;
+  }
+
+  /**
+   * The request that holds the body state: the request as received, for a
+   * view a router mount derived, so that reading through one view uses the
+   * body for all of them, as it does without a mount.
+   */
+  #bodyOwner(): Request {
+    return this.#root ?? this;
   }
 
   #pathStart(): number {

@@ -13,7 +13,12 @@ import {
 import { composeFilters, Filter, type FilterFunction } from "./filter.ts";
 import type { ServerLimits } from "./limits.ts";
 import type { Request } from "./request.ts";
-import { type ListenAddress, Server, type ServerOptions } from "./server.ts";
+import {
+  type ListenAddress,
+  type ProxyProtocolOption,
+  Server,
+  type ServerOptions,
+} from "./server.ts";
 
 /** The default port of {@linkcode serve}, as `Deno.serve`'s. */
 export const DEFAULT_SERVE_PORT = 8000;
@@ -64,6 +69,20 @@ export interface ServeBaseOptions {
   http2?: boolean;
   /** Run handlers inside a `RequestContext`. Default `false`. */
   requestContext?: boolean;
+  /**
+   * Every connection starts with a PROXY protocol header from a load
+   * balancer (HAProxy's `send-proxy`, `send-proxy-v2`): `true` for version
+   * 1 or 2, `"v1"` or `"v2"` for one. The client it names is
+   * `info.remoteAddr`. Default `false`; see `ListenerOptions.proxyProtocol`
+   * for what it costs over TLS and why only a proxy may reach such a port.
+   */
+  proxyProtocol?: ProxyProtocolOption;
+  /**
+   * Give each request an OpenTelemetry server span, as `Deno.serve` does
+   * with `OTEL_DENO=true`. Default: on when OpenTelemetry is registered in
+   * the process; see `ServerOptions.tracing`.
+   */
+  tracing?: boolean;
 }
 
 /** Options of a TCP {@linkcode serve}, as `Deno.ServeTcpOptions` (with TLS). */
@@ -302,6 +321,8 @@ function serverOptions(
     buildInfo: options.buildInfo,
     http2: options.http2,
     requestContext: options.requestContext,
+    proxyProtocol: options.proxyProtocol,
+    tracing: options.tracing,
     onError: reporterFor(options.onError),
     onListen: listenReporter(options),
   };

@@ -9,16 +9,23 @@ import type { Handler } from "./handler.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./limits.ts";
 import type { Request } from "./request.ts";
 import { logFailure } from "./internal/error_response.ts";
+import type { DispatchContext } from "./internal/dispatch.ts";
+import { tracingFor } from "./internal/otel/tracing.ts";
 import { serveH1 } from "./internal/h1/driver.ts";
 import { serveH2 } from "./internal/h2/driver.ts";
 import type {
   Conn,
   ConnectionInfo,
   ServedConnection,
-  ServerContext,
   TlsConn,
 } from "./internal/conn/types.ts";
-import { detectProtocol } from "./internal/conn/detect.ts";
+import { detectProtocol, detectProtocolAfter } from "./internal/conn/detect.ts";
+import { IDLE_BUFFER_SIZE } from "./internal/conn/buffer_pool.ts";
+import {
+  parseProxyHeader,
+  type ProxyHeader,
+  type ProxyVersions,
+} from "./internal/conn/proxy_protocol.ts";
 import { type Slot, SlotSet } from "./internal/conn/slot_set.ts";
 import { type Watched, watcherFor } from "./internal/conn/deadlines.ts";
 import {
@@ -94,6 +101,14 @@ export interface TlsOptions {
 }
 
 /**
+ * Whether a listener takes the PROXY protocol, and which versions: `true`
+ * for both (as HAProxy's `accept-proxy` and nginx's `proxy_protocol`),
+ * `"v1"` (text) or `"v2"` (binary) for one, `false` for none (the
+ * default). See {@linkcode ListenerOptions.proxyProtocol}.
+ */
+export type ProxyProtocolOption = boolean | "v1" | "v2";
+
+/**
  * One address a server listens on: a TCP port (HTTP, or HTTPS with `tls`)
  * or a Unix socket `path`.
  */
@@ -114,6 +129,61 @@ export interface ListenerOptions {
   alpnProtocols?: string[];
   /** Let several processes bind the same port (Linux `SO_REUSEPORT`). Default `false`. */
   reusePort?: boolean;
+  /**
+   * Every connection starts with a PROXY protocol header (HAProxy's
+   * `send-proxy` / `send-proxy-v2`, AWS NLB, ...), which names the client
+   * a load balancer relays for: `true` takes version 1 or 2, `"v1"` or
+   * `"v2"` only that one. Default `false`.
+   *
+   * The client named there is the connection's peer from then on:
+   * `req.remoteAddress`, `info.remoteAddr` (with its port) of a fetch
+   * handler, the access log, and the `trustProxy` rules, which judge
+   * `X-Forwarded-For` hops from it. A v2 `LOCAL` header (a health check
+   * of the proxy's own), v1 `UNKNOWN` and v2 `UNSPEC` keep the real peer.
+   * A connection without a valid header is closed without an answer, as
+   * the specification asks; one whose header has not come within
+   * `limits.headerTimeoutMs` too. Bytes after the header are the
+   * protocol's (HTTP/1.1, HTTP/2 prior knowledge, TLS).
+   *
+   * Only turn it on behind a proxy that sends the header on every
+   * connection: anyone who can reach the port could name any address.
+   *
+   * Over TLS the header comes in clear before the ClientHello, and
+   * `Deno.listenTls` cannot read before its handshake, so such a listener
+   * runs on `node:net` and `node:tls`, as {@linkcode TlsOptions.plainHttp}
+   * `"answer"` does, with its cost: 1.4-2x the server CPU per small
+   * HTTPS request over HTTP/1.1 keep-alive, about 1.15x over HTTP/2
+   * (`bench/proxy_protocol.ts`, behind HAProxy). A proxy that ends TLS
+   * itself and speaks plain HTTP to the server avoids it; on plain
+   * listeners the header is read once per connection and requests cost
+   * what they did. Listeners without `proxyProtocol` are unchanged.
+   *
+   * @example Behind HAProxy's `send-proxy-v2`
+   * ```ts
+   * import { Response, Server } from "@org/httpd";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new Server({
+   *   port: 0,
+   *   bindAddress: "127.0.0.1",
+   *   proxyProtocol: "v2",
+   *   handler: (req) => Response.text(req.remoteAddress ?? ""),
+   * });
+   * await server.start();
+   * using conn = await Deno.connect({ port: server.port, hostname: "127.0.0.1" });
+   * const header = Uint8Array.of(
+   *   0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, // signature
+   *   0x21, 0x11, 0x00, 0x0c, // v2 PROXY, TCP over IPv4, 12 address bytes
+   *   203, 0, 113, 7, 127, 0, 0, 1, 0xc3, 0x50, 0x1f, 0x90, // 203.0.113.7:50000 → 127.0.0.1:8080
+   * );
+   * await conn.write(header);
+   * await conn.write(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"));
+   * const answer = await new globalThis.Response(conn.readable).text();
+   * assert.match(answer, /203\.0\.113\.7$/);
+   * await server.stop();
+   * ```
+   */
+  proxyProtocol?: ProxyProtocolOption;
 }
 
 /** Where a server listens, as {@linkcode ServerOptions.onListen} and {@linkcode Server.addresses} give it. */
@@ -144,8 +214,8 @@ export interface ServerOptions extends ListenerOptions {
   /**
    * Several addresses to listen on, such as IPv4 and IPv6, or HTTP and
    * HTTPS, all served by the same handler and stopped together. When set,
-   * the top-level `port`, `bindAddress`, `path`, `tls`, `alpnProtocols`
-   * and `reusePort` must not be.
+   * the top-level `port`, `bindAddress`, `path`, `tls`, `alpnProtocols`,
+   * `reusePort` and `proxyProtocol` must not be.
    */
   listeners?: ListenerOptions[];
   /** Stops the server gracefully when aborted, like `stop()`. */
@@ -168,6 +238,17 @@ export interface ServerOptions extends ListenerOptions {
   buildInfo?: BuildInfo;
   /** Reports a handler failure. Default: one line on standard error. */
   onError?: (error: unknown, req: Request) => void;
+  /**
+   * Give each request an OpenTelemetry server span through
+   * `@opentelemetry/api` (HTTP semantic conventions: `GET /users/:id`,
+   * continuing the caller's `traceparent`, active while the handler runs,
+   * ended once the response is written). Default: on when OpenTelemetry is
+   * registered in the process when the server is created, as Deno's
+   * built-in telemetry is with `OTEL_DENO=true`; off otherwise, and then
+   * the API package is not even loaded. `true` traces through whatever
+   * registers later; `false` never traces.
+   */
+  tracing?: boolean;
 }
 
 /**
@@ -194,7 +275,7 @@ export interface ServerOptions extends ListenerOptions {
  */
 export class Server implements AsyncDisposable {
   #options: ServerOptions;
-  #context: ServerContext;
+  #context: DispatchContext;
   #specs: ListenerSpec[];
   #listeners: OpenListener[] = [];
   #bind: BindOptions;
@@ -243,6 +324,7 @@ export class Server implements AsyncDisposable {
       serverHeader,
       requestContext: options.requestContext ?? false,
       onError,
+      tracing: tracingFor(options.tracing),
     };
     this.#bind = {
       http2: options.http2 ?? true,
@@ -592,6 +674,7 @@ export class Server implements AsyncDisposable {
   async #acceptLoop(open: OpenListener): Promise<void> {
     const { listener, spec } = open;
     const defaultAuthority = defaultAuthorityOf(open.address);
+    const proxied = spec.proxyProtocol !== undefined;
     while (true) {
       let conn: Conn;
       try {
@@ -609,7 +692,9 @@ export class Server implements AsyncDisposable {
         close(conn);
         continue;
       }
-      const setup = this.#setup(conn, spec, defaultAuthority);
+      const setup = proxied
+        ? this.#setupProxied(conn, spec, defaultAuthority)
+        : this.#setup(conn, spec, defaultAuthority);
       const slot = this.#pending.add(setup);
       setup.finally(() => this.#pending.delete(slot));
     }
@@ -672,6 +757,153 @@ export class Server implements AsyncDisposable {
     const slot = this.#connections.add(served);
     served.closed.finally(() => this.#connections.delete(slot));
   }
+
+  /**
+   * {@linkcode Server.#setup} for a listener that takes the PROXY
+   * protocol: the header first, within the same deadline, then the TLS
+   * handshake or protocol detection on the bytes after it. Kept apart so
+   * that other listeners' connections do none of this work.
+   */
+  async #setupProxied(
+    conn: Conn,
+    spec: ListenerSpec,
+    defaultAuthority: string,
+  ): Promise<void> {
+    const context = this.#context;
+    const accept = spec.proxyProtocol!;
+    let served: ServedConnection;
+    const detecting = this.#detecting.add(conn);
+    const deadline = new SetupDeadline(
+      conn,
+      Date.now() + context.limits.headerTimeoutMs,
+    );
+    const watcher = watcherFor(context, context.limits);
+    watcher.add(deadline);
+    try {
+      if (spec.tls !== undefined) {
+        // The node:tls listener reads the header before the ClientHello.
+        const tls = conn as TlsConn;
+        const handshake = await tls.handshake();
+        const info = proxiedInfo(conn, tls.proxyHeader, true, defaultAuthority);
+        const h2 = handshake.alpnProtocol === "h2";
+        served = (h2 ? serveH2 : serveH1)(
+          conn,
+          new Uint8Array(0),
+          context,
+          info,
+        );
+      } else {
+        if (spec.transport === "tcp") conn.setNoDelay?.();
+        const read = await readProxyHeader(conn, accept);
+        if (read === null) return close(conn);
+        const detected = await detectProtocolAfter(conn, read.rest);
+        if (detected === null) return close(conn);
+        const info = proxiedInfo(conn, read.header, false, defaultAuthority);
+        const h2 = detected.protocol === "h2" && (this.#options.http2 ?? true);
+        served = (h2 ? serveH2 : serveH1)(
+          conn,
+          detected.initial,
+          context,
+          info,
+        );
+      }
+    } catch {
+      // Failed handshake, early reset or timeout: nothing to answer.
+      return close(conn);
+    } finally {
+      watcher.delete(deadline);
+      this.#detecting.delete(detecting);
+    }
+    if (this.#stopping) served.shutdown();
+    const slot = this.#connections.add(served);
+    served.closed.finally(() => this.#connections.delete(slot));
+  }
+}
+
+/** A PROXY header read, and the bytes that came after it. */
+interface ProxyRead {
+  readonly header: ProxyHeader;
+  /**
+   * The bytes after the header: a view at the start of a buffer of
+   * `IDLE_BUFFER_SIZE` bytes, as protocol detection continues in it.
+   */
+  readonly rest: Uint8Array;
+}
+
+/** The fixed part of a v2 header, whose last two bytes give the rest's length. */
+const PROXY_V2_FIXED_BYTES = 16;
+
+/**
+ * Reads the PROXY header a connection starts with.
+ *
+ * @returns The header and the bytes after it, or `null` when the header
+ * is malformed or of a version not taken, or the peer closed first (the
+ * caller closes the connection: no answer).
+ */
+async function readProxyHeader(
+  conn: Conn,
+  accept: ProxyVersions,
+): Promise<ProxyRead | null> {
+  let buf = new Uint8Array(IDLE_BUFFER_SIZE);
+  let filled = 0;
+  try {
+    while (true) {
+      if (filled === buf.length) {
+        // Only a v2 header longer than the buffer gets here (a v1 line ends
+        // within 107 bytes, and longer headers were refused): read exactly
+        // the rest of it, so that what follows fits the idle buffer.
+        const total = PROXY_V2_FIXED_BYTES + ((buf[14]! << 8) | buf[15]!);
+        const whole = new Uint8Array(total);
+        whole.set(buf);
+        buf = whole;
+      }
+      const n = await conn.read(buf.subarray(filled));
+      if (n === 0) return null;
+      filled += n;
+      const header = parseProxyHeader(buf.subarray(0, filled), accept);
+      if (header === null) continue;
+      if (buf.length !== IDLE_BUFFER_SIZE) {
+        return {
+          header,
+          rest: new Uint8Array(IDLE_BUFFER_SIZE).subarray(0, 0),
+        };
+      }
+      buf.copyWithin(0, header.length, filled);
+      return { header, rest: buf.subarray(0, filled - header.length) };
+    }
+  } catch {
+    // A malformed header (ProxyHeaderError), a reset, or the deadline.
+    return null;
+  }
+}
+
+/**
+ * The facts of a connection that started with a PROXY header: the client
+ * it names is the peer; without one (LOCAL, UNKNOWN, UNSPEC), the socket's.
+ */
+function proxiedInfo(
+  conn: Conn,
+  header: ProxyHeader | undefined,
+  secure: boolean,
+  defaultAuthority: string,
+): ConnectionInfo {
+  const client = header?.source;
+  if (client === undefined) {
+    return {
+      remoteAddress: remoteAddressOf(conn),
+      secure,
+      remoteAddr: conn.remoteAddr,
+      defaultAuthority,
+    };
+  }
+  return {
+    remoteAddress: client.transport === "tcp"
+      ? client.hostname
+      : `unix:${(client as Deno.UnixAddr).path}`,
+    secure,
+    remoteAddr: client,
+    defaultAuthority,
+  };
 }
 
 function close(conn: Conn): void {
@@ -869,6 +1101,19 @@ export class ServerBuilder {
    */
   reusePort(enabled: boolean): this {
     this.#options.reusePort = enabled;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.proxyProtocol}: whether connections
+   * start with a PROXY protocol header, and which versions. Default
+   * `false`.
+   *
+   * @param mode `true` for versions 1 and 2, `"v1"` or `"v2"` for one.
+   * @returns This builder.
+   */
+  proxyProtocol(mode: ProxyProtocolOption): this {
+    this.#options.proxyProtocol = mode;
     return this;
   }
 

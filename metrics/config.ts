@@ -7,6 +7,7 @@ import { parseProperties } from "./internal/properties.ts";
 import {
   type DistributionKind,
   type DistributionRule,
+  lookupNamedRule,
   lookupRule,
   parseRules,
 } from "./internal/distribution_config.ts";
@@ -72,7 +73,8 @@ export interface MetricsConfigOptions {
 /** The values behind a {@linkcode MetricsConfig}: raw strings by key. */
 export type MetricsConfigValues = Readonly<Record<string, string | undefined>>;
 
-function defaultWarn(warning: ConfigWarning): void {
+/** Writes a warning with `console.warn`: the default `onWarning`. */
+export function defaultWarn(warning: ConfigWarning): void {
   console.warn(`Ignoring ${warning.key}: ${warning.message}`);
 }
 
@@ -240,23 +242,54 @@ export class MetricsConfig {
   }
 
   /**
-   * The percentiles a histogram or timer named `name` publishes.
+   * The percentiles a histogram or timer named `name` publishes. With
+   * `preferred` (the defaults a registration asks for), a rule naming the
+   * metric (exactly or by a `*` prefix) still wins, but `preferred` beats
+   * the global form and the built-in defaults.
+   *
+   * @example A registration's defaults and a rule naming the metric
+   * ```ts
+   * import { MetricsConfig } from "@org/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * const config = new MetricsConfig({ "mp.metrics.distribution.percentiles": "0.5;latency=0.9" });
+   * assert.deepEqual(config.percentilesFor("size", []), []);
+   * assert.deepEqual(config.percentilesFor("size"), [0.5]);
+   * assert.deepEqual(config.percentilesFor("latency", []), [0.9]);
+   * ```
    *
    * @param name The MicroProfile metric name.
+   * @param preferred Percentiles to use when no rule names the metric.
    * @returns Sorted quantiles in [0, 1]; empty when disabled.
    */
-  percentilesFor(name: string): readonly number[] {
+  percentilesFor(
+    name: string,
+    preferred?: readonly number[],
+  ): readonly number[] {
+    if (preferred !== undefined) {
+      const named = lookupNamedRule(this.#rules.percentiles, name);
+      return named === undefined ? preferred : named.values ?? preferred;
+    }
     const rule = lookupRule(this.#rules.percentiles, name);
     return rule?.values ?? DEFAULT_PERCENTILES;
   }
 
   /**
-   * The fixed buckets of a histogram named `name`.
+   * The fixed buckets of a histogram named `name`. With `preferred`, a rule
+   * naming the metric still wins, but `preferred` beats the global form.
    *
    * @param name The MicroProfile metric name.
+   * @param preferred Bounds to use when no rule names the metric.
    * @returns Sorted upper bounds; empty when none are configured.
    */
-  histogramBucketsFor(name: string): readonly number[] {
+  histogramBucketsFor(
+    name: string,
+    preferred?: readonly number[],
+  ): readonly number[] {
+    if (preferred !== undefined) {
+      return lookupNamedRule(this.#rules.histogramBuckets, name)?.values ??
+        preferred;
+    }
     return lookupRule(this.#rules.histogramBuckets, name)?.values ?? [];
   }
 
@@ -347,6 +380,26 @@ function readPropertiesFile(
 export function resolveMetricsConfig(
   options: MetricsConfigOptions = {},
 ): MetricsConfig {
+  return new MetricsConfig(
+    readConfigValues(METRICS_CONFIG_KEYS, options),
+    options.onWarning ?? defaultWarn,
+  );
+}
+
+/**
+ * Reads `keys` from, highest precedence first, `options.properties`, the
+ * environment (MicroProfile Config's name mapping) and the properties file:
+ * the sources of {@linkcode resolveMetricsConfig}, for other key sets such
+ * as the OTLP exporter's.
+ *
+ * @param keys The keys to read.
+ * @param options The sources.
+ * @returns The values found, by key.
+ */
+export function readConfigValues(
+  keys: readonly string[],
+  options: MetricsConfigOptions = {},
+): Record<string, string> {
   const onWarning = options.onWarning ?? defaultWarn;
   const file = options.propertiesFile === undefined
     ? DEFAULT_PROPERTIES_FILE
@@ -354,8 +407,8 @@ export function resolveMetricsConfig(
   const fromFile = file === null
     ? new Map<string, string>()
     : readPropertiesFile(file, onWarning);
-  const values: Record<string, string | undefined> = {};
-  for (const key of METRICS_CONFIG_KEYS) {
+  const values: Record<string, string> = {};
+  for (const key of keys) {
     let value = options.properties?.[key];
     if (value === undefined) {
       for (const name of envNamesFor(key)) {
@@ -366,5 +419,5 @@ export function resolveMetricsConfig(
     value ??= fromFile.get(key);
     if (value !== undefined) values[key] = value;
   }
-  return new MetricsConfig(values, onWarning);
+  return values;
 }

@@ -24,6 +24,8 @@
  * - `INVALID_EXEMPLAR`: exemplar labels break OpenMetrics' rules (a name
  *   outside `[a-zA-Z_][a-zA-Z0-9_]*`, or more than 128 characters in all).
  * - `PUSH_FAILED`: a Pushgateway refused a push or could not be reached.
+ * - `EXPORT_FAILED`: an OTLP collector refused an export, or could not be
+ *   reached, and the export was dropped.
  */
 export type MetricsErrorCode =
   | "INVALID_NAME"
@@ -37,7 +39,8 @@ export type MetricsErrorCode =
   | "INVALID_DECORATOR"
   | "READ_ONLY_COUNTER"
   | "INVALID_EXEMPLAR"
-  | "PUSH_FAILED";
+  | "PUSH_FAILED"
+  | "EXPORT_FAILED";
 
 /**
  * The base class of every error the library throws on purpose (MicroProfile
@@ -205,6 +208,52 @@ export class PushError extends MetricsError {
     super("PUSH_FAILED", message);
     this.name = "PushError";
     this.status = status;
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * An OTLP export that was dropped: the collector answered with an error
+ * that is not worth retrying (such as 400), or kept failing (429, 502, 503,
+ * 504, a network error or a timeout) until the attempts or the export's time
+ * ran out. {@linkcode OtlpExporter} hands it to its `onError` option and
+ * keeps the latest one; it never throws it.
+ *
+ * @example What a dropped export tells
+ * ```ts
+ * import { OtlpExportError } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new OtlpExportError("Cannot export metrics: 503 Service Unavailable", 503, 5);
+ * assert.equal(error.code, "EXPORT_FAILED");
+ * assert.equal(error.status, 503);
+ * assert.equal(error.attempts, 5);
+ * ```
+ */
+export class OtlpExportError extends MetricsError {
+  /** The collector's last HTTP status, or `undefined` when none came. */
+  readonly status: number | undefined;
+  /** The requests made before the export was dropped. */
+  readonly attempts: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param message A sentence-case message without a final period.
+   * @param status The collector's last HTTP status, when it answered.
+   * @param attempts The requests made.
+   * @param options The underlying error, if any.
+   */
+  constructor(
+    message: string,
+    status: number | undefined,
+    attempts: number,
+    options?: ErrorOptions,
+  ) {
+    super("EXPORT_FAILED", message);
+    this.name = "OtlpExportError";
+    this.status = status;
+    this.attempts = attempts;
     if (options?.cause !== undefined) this.cause = options.cause;
   }
 }

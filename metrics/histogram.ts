@@ -16,6 +16,13 @@ export interface DistributionOptions {
   buckets?: readonly number[];
   /** Monotonic milliseconds for the recent window; for tests. */
   clock?: () => number;
+  /**
+   * Whether the text formats publish the window max as a `<name>_max` gauge
+   * family, as MicroProfile Metrics does; `true` by default. An
+   * OpenTelemetry-style histogram (buckets, count and sum only) sets it to
+   * `false`.
+   */
+  max?: boolean;
 }
 
 /**

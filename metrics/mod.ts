@@ -1,8 +1,9 @@
 /**
  * MicroProfile Metrics 5.1.1 for Deno: counters, gauges, histograms and
  * timers in one registry per scope, `mp.metrics.*` configuration, Prometheus
- * text and JSON output, and a web-standard `(Request) => Response` handler
- * for `/metrics`.
+ * text, OpenMetrics and JSON output, a web-standard `(Request) => Response`
+ * handler for `/metrics`, and pushes to a Pushgateway or, over OTLP/HTTP, to
+ * an OpenTelemetry collector.
  *
  * @example Count requests and serve /metrics
  * ```ts
@@ -24,6 +25,7 @@ export {
   MetricsError,
   type MetricsErrorCode,
   MetricStateError,
+  OtlpExportError,
   PushError,
 } from "./errors.ts";
 export { type MetricUnit, MetricUnits } from "./units.ts";
@@ -48,6 +50,7 @@ export {
   APPLICATION_SCOPE,
   BASE_SCOPE,
   type GaugeOptions,
+  type HistogramOptions,
   type Metric,
   type MetricFilter,
   type MetricName,
@@ -88,6 +91,29 @@ export {
   type PushOptions,
   pushToGateway,
 } from "./push.ts";
+export {
+  DEFAULT_OTLP_EXPORT_TIMEOUT_MS,
+  DEFAULT_OTLP_INTERVAL_MS,
+  DEFAULT_OTLP_METRICS_ENDPOINT,
+  DEFAULT_OTLP_TIMEOUT_MS,
+  DEFAULT_SERVICE_NAME,
+  OTLP_CONFIG_KEYS,
+  type OtlpConfig,
+  type OtlpConfigOptions,
+  resolveOtlpConfig,
+  type ResourceValue,
+} from "./otlp_config.ts";
+export {
+  OTLP_SCOPE_NAME,
+  type OtlpJsonOptions,
+  renderOtlpJson,
+} from "./otlp_json.ts";
+export {
+  DEFAULT_OTLP_MAX_ATTEMPTS,
+  OtlpExporter,
+  type OtlpExporterOptions,
+  startOtlpExporter,
+} from "./otlp.ts";
 export {
   JSON_CONTENT_TYPE,
   type JsonValue,

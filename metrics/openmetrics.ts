@@ -10,13 +10,13 @@ import {
   formatCount,
   formatNumber,
   formatTimestamp,
-  sanitizeName,
 } from "./internal/format.ts";
 import {
   cachedName,
   labelCache,
   labelText,
   sampleEntry,
+  unitSuffix,
   valueLines,
 } from "./internal/exposition.ts";
 import { quantileOf } from "./internal/distribution.ts";
@@ -59,10 +59,7 @@ function family(
 
 /** The UNIT of a family: seconds for timers, the sanitized unit, or none. */
 function unitOf(metric: MetricState): string {
-  if (metric.type === "timer") return "seconds";
-  return metric.unit === "none" || metric.unit === ""
-    ? ""
-    : sanitizeName(metric.unit);
+  return unitSuffix(metric.type, metric.unit);
 }
 
 function helpOf(metric: MetricState): string {
@@ -167,6 +164,7 @@ function writeDistribution(
   if (bucketed && quantiles !== "") {
     family(families, quantileName, "gauge", "", help).lines += quantiles;
   }
+  if (d.publishMax === false) return;
   family(families, name + "_max", "gauge", "", help).lines +=
     `${name}_max{${labels}} ${formatNumber(d.max / scale)}\n`;
 }
@@ -185,7 +183,8 @@ function writeDistribution(
  *   `_count`, `_sum` and `_created`; with buckets it is a `histogram` whose
  *   buckets carry exemplars, and its window quantiles move to a gauge family
  *   `<name>_quantile` (an OpenMetrics histogram has no quantile samples);
- *   the `_max` gauge family stays;
+ *   the `_max` gauge family stays, unless the histogram was registered
+ *   with `max: false`;
  * - counts are integers, `le` and `quantile` values use the canonical
  *   rendering (`0.5`, `1.0`, `1e+06`), HELP escapes `"` too, and a negative
  *   sum, which OpenMetrics cannot carry, is left out.

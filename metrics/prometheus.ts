@@ -87,7 +87,9 @@ export function prometheusName(
  * once per family (families of the same exposed name from several scopes are
  * grouped), `mp_scope` on every sample, labels sorted with `quantile` / `le`
  * last, Java-style numbers, timers in seconds, and a `_max` gauge family for
- * each histogram and timer.
+ * each histogram and timer (unless registered with `max: false`). A unit
+ * in braces, such as OpenTelemetry's `{request}`, is an annotation and adds
+ * no suffix.
  *
  * @example Render a counter
  * ```ts

@@ -46,6 +46,52 @@ export interface MetricRegistryOptions {
   clock?: () => number;
 }
 
+/**
+ * Options of {@linkcode MetricRegistry.histogram}: what a new histogram gets
+ * where the configuration has no rule naming it. A
+ * `mp.metrics.distribution.*` rule that names the metric (exactly or by a
+ * `*` prefix) still wins; these win over the global form and the built-in
+ * defaults. They apply when a series is created; every series of a name
+ * should be registered with the same options.
+ *
+ * @example An OpenTelemetry-style histogram: explicit buckets only
+ * ```ts
+ * import { Metadata, MetricRegistries, MetricUnits, renderPrometheus } from "@org/metrics";
+ * import assert from "node:assert/strict";
+ *
+ * const registries = new MetricRegistries();
+ * registries.get().histogram(
+ *   new Metadata({ name: "queue.wait", unit: MetricUnits.SECONDS }),
+ *   {},
+ *   { buckets: [0.1, 1], percentiles: [], max: false },
+ * ).update(0.5);
+ * assert.equal(
+ *   renderPrometheus(registries.state()),
+ *   [
+ *     "# HELP queue_wait_seconds queue.wait",
+ *     "# TYPE queue_wait_seconds histogram",
+ *     'queue_wait_seconds_bucket{mp_scope="application",le="0.1"} 0.0',
+ *     'queue_wait_seconds_bucket{mp_scope="application",le="1.0"} 1.0',
+ *     'queue_wait_seconds_bucket{mp_scope="application",le="+Inf"} 1.0',
+ *     'queue_wait_seconds_count{mp_scope="application"} 1.0',
+ *     'queue_wait_seconds_sum{mp_scope="application"} 0.5',
+ *     "",
+ *   ].join("\n"),
+ * );
+ * ```
+ */
+export interface HistogramOptions {
+  /** Upper bounds of the buckets, positive; none by default. */
+  buckets?: readonly number[];
+  /** Quantiles to publish, in [0, 1]; six by default, empty for none. */
+  percentiles?: readonly number[];
+  /**
+   * Whether the window max is published as a `<name>_max` gauge family;
+   * `true` by default, as MicroProfile Metrics does.
+   */
+  max?: boolean;
+}
+
 /** Options of {@linkcode MetricRegistry.gauge}. */
 export interface GaugeOptions {
   /** The gauge's tags. */
@@ -231,16 +277,29 @@ export class MetricRegistry {
 
   /**
    * Returns the histogram with this name and tags, registering it if needed
-   * with the configured percentiles and buckets.
+   * with the configured percentiles and buckets, or, where no configuration
+   * rule names it, with those of `options`.
    *
    * @param name A name, a {@linkcode Metadata}, or a {@linkcode MetricID}.
    * @param tags The tags.
+   * @param options Buckets, percentiles and max of a new series.
    * @returns The histogram.
    * @throws {MetricConflictError} When the name is registered incompatibly.
    * @throws {InvalidNameError} On an invalid or reserved tag name.
+   * @throws {RangeError} When a bucket or percentile of `options` is out of range.
    */
-  histogram(name: MetricName, tags?: TagsInput): Histogram {
-    return this.#getOrCreate("histogram", name, tags, undefined) as Histogram;
+  histogram(
+    name: MetricName,
+    tags?: TagsInput,
+    options?: HistogramOptions,
+  ): Histogram {
+    return this.#getOrCreate(
+      "histogram",
+      name,
+      tags,
+      undefined,
+      options,
+    ) as Histogram;
   }
 
   /**
@@ -281,6 +340,7 @@ export class MetricRegistry {
     name: MetricName,
     tags: TagsInput | undefined,
     supplier: (() => number | bigint) | undefined,
+    options?: HistogramOptions,
   ): Metric {
     let metricName: string;
     let metadata: Metadata | undefined;
@@ -344,7 +404,7 @@ export class MetricRegistry {
       if (existing !== undefined) return existing.metric;
     }
     const id = new MetricID(metricName, Object.fromEntries(pairs));
-    const metric = this.#create(type, metricName, supplier);
+    const metric = this.#create(type, metricName, supplier, options);
     const target = family ?? {
       type,
       metadata: metadata ?? new Metadata({ name: metricName }),
@@ -367,6 +427,7 @@ export class MetricRegistry {
     type: MetricType,
     name: string,
     supplier: (() => number | bigint) | undefined,
+    options: HistogramOptions | undefined,
   ): Metric {
     switch (type) {
       case "counter":
@@ -375,9 +436,10 @@ export class MetricRegistry {
         return new Gauge(supplier!);
       case "histogram":
         return new Histogram({
-          percentiles: this.config.percentilesFor(name),
-          buckets: this.config.histogramBucketsFor(name),
+          percentiles: this.config.percentilesFor(name, options?.percentiles),
+          buckets: this.config.histogramBucketsFor(name, options?.buckets),
           clock: this.#clock,
+          max: options?.max,
         });
       case "timer":
         return new Timer({

@@ -80,6 +80,12 @@ export interface DistributionState {
   bucketExemplars?: (ExemplarState | null)[];
   /** Events per second. */
   rates?: RatesState;
+  /**
+   * `false` when the text formats leave out the `_max` gauge (a histogram
+   * registered with `max: false`, such as OpenTelemetry's); absent means
+   * the max is published.
+   */
+  publishMax?: boolean;
   /** The window's values. */
   sketch: SketchState;
 }
@@ -240,6 +246,7 @@ function mergeDistribution(
     ? mergeRates(a.rates, b.rates)
     : a.rates ?? b.rates;
   if (rates !== undefined) merged.rates = rates;
+  if (a.publishMax === false) merged.publishMax = false;
   if (a.bucketExemplars || (sameBuckets && b.bucketExemplars)) {
     // One exemplar per bound plus one for +Inf.
     merged.bucketExemplars = Array.from(

@@ -5,8 +5,9 @@
  * authentication, then compression, then the configured headers (and
  * HSTS), then CORS (outside authentication, so preflights need no
  * password), then the request timer (`--metrics` only), then the request
- * id (`--log-format json`), with the access log outermost, so its duration
- * covers everything.
+ * id (`--log-format json`), with the access log outside them, so its
+ * duration covers everything; the liveness and readiness paths (`--health`,
+ * `--ready`) are answered before all of it.
  *
  * @module
  */
@@ -30,6 +31,7 @@ import {
   URI_UNKNOWN,
 } from "../request_metrics.ts";
 import type { RunnableApp } from "./app_module.ts";
+import { Readiness, withProbes } from "./probes.ts";
 
 /** The `uri` of what the launcher serves outside the metrics endpoint: files. */
 export const URI_STATIC = "static";
@@ -54,6 +56,11 @@ export interface AppOptions {
   auth?: Filter;
   /** The module of `config.app`, loaded (see `loadApp`); required with it. */
   app?: RunnableApp;
+  /**
+   * What the readiness path reports; the stop drains it. A fresh one
+   * (always ready) when absent.
+   */
+  readiness?: Readiness;
 }
 
 /**
@@ -108,6 +115,16 @@ export function buildHandler(
         ? {}
         : { trustProxy: config.trustProxy }),
     }).apply(handler);
+  }
+  if (
+    config.healthPath !== undefined || config.readyPath !== undefined ||
+    config.drainDelayMs !== undefined
+  ) {
+    handler = withProbes(
+      handler,
+      { health: config.healthPath, ready: config.readyPath },
+      options.readiness ?? new Readiness(),
+    );
   }
   return handler;
 }

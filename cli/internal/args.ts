@@ -12,6 +12,7 @@ import {
   type DotfilesMode,
   Filter,
   type PlainHttpMode,
+  type ProxyProtocolOption,
   type TrustProxy,
 } from "@org/httpd";
 import { UsageError } from "../errors.ts";
@@ -82,6 +83,11 @@ const OPTIONS = {
   "redirect-http": { type: "string" },
   // `--hsts` alone, or `--hsts=VALUE`.
   hsts: { type: "boolean" },
+  // `--proxy-protocol` alone, or `--proxy-protocol=v1|v2|false`.
+  "proxy-protocol": { type: "boolean" },
+  health: { type: "string" },
+  ready: { type: "string" },
+  "drain-delay": { type: "string" },
   "log-format": { type: "string" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
@@ -170,6 +176,14 @@ export interface FlagValues {
   redirectHttp?: number;
   /** The `Strict-Transport-Security` value of `--hsts[=VALUE]`. */
   hsts?: string;
+  /** Whether connections start with a PROXY header (`--proxy-protocol[=v1|v2]`). */
+  proxyProtocol?: ProxyProtocolOption;
+  /** The liveness path (`--health PATH`). */
+  health?: string;
+  /** The readiness path (`--ready PATH`). */
+  ready?: string;
+  /** How long readiness fails before the listener closes, in milliseconds. */
+  drainDelayMs?: number;
   logFormat?: AccessLogFormat;
   help: boolean;
   version: boolean;
@@ -290,6 +304,12 @@ function parseFlags(
       corsWords = token.inlineValue ? (token.value ?? "").split(",") : [];
       continue;
     }
+    if (name === "proxy-protocol") {
+      flags.proxyProtocol = token.inlineValue
+        ? parseProxyProtocol("--proxy-protocol", token.value ?? "")
+        : true;
+      continue;
+    }
     if (name === "hsts") {
       flags.hsts = token.inlineValue
         ? parseHsts("--hsts", token.value ?? "")
@@ -347,7 +367,11 @@ function valueHint(name: FlagName): string {
     case "workers":
       return ' N or "auto"';
     case "drain-timeout":
+    case "drain-delay":
       return " such as 10s or 500ms";
+    case "health":
+    case "ready":
+      return " PATH such as /healthz";
     case "trust-proxy":
       return " N (proxies in front) or CIDR,CIDR";
     case "auth":
@@ -451,6 +475,15 @@ function setString(flags: FlagValues, name: FlagName, value: string): void {
       break;
     case "trust-proxy":
       flags.trustProxy = parseTrustProxy("--trust-proxy", value);
+      break;
+    case "health":
+      flags.health = parseProbePath(value, "--health");
+      break;
+    case "ready":
+      flags.ready = parseProbePath(value, "--ready");
+      break;
+    case "drain-delay":
+      flags.drainDelayMs = parseDrainTimeout("--drain-delay", value);
       break;
     case "metrics-bind":
       flags.metricsBind = parseHostPort(
@@ -628,6 +661,65 @@ export function parseMetricsPath(value: string, name = "--metrics"): string {
     throw new UsageError(
       "wrong-type",
       `Cannot use ${name} "${value}": expected an absolute path other than "/", such as "/metrics"`,
+    );
+  }
+  return value;
+}
+
+/** The words `--proxy-protocol=`, `server.proxy-protocol` and `SERVICE_PROXY_PROTOCOL` take. */
+export const PROXY_PROTOCOL_WORDS: readonly string[] = [
+  "true",
+  "false",
+  "v1",
+  "v2",
+];
+
+/**
+ * Parses a PROXY protocol setting: `true` (versions 1 and 2), `false`,
+ * `v1` or `v2`.
+ *
+ * @param name The flag, key or variable, for the message.
+ * @param value The text.
+ * @returns The server's `proxyProtocol` option.
+ * @throws {UsageError} For any other word.
+ */
+export function parseProxyProtocol(
+  name: string,
+  value: string,
+): ProxyProtocolOption {
+  switch (value.trim().toLowerCase()) {
+    case "true":
+      return true;
+    case "false":
+      return false;
+    case "v1":
+      return "v1";
+    case "v2":
+      return "v2";
+  }
+  throw new UsageError(
+    "wrong-type",
+    `Cannot use ${name} "${value}": expected ${
+      PROXY_PROTOCOL_WORDS.join(", ")
+    }`,
+  );
+}
+
+/**
+ * Checks the path of `--health` or `--ready`: an absolute path other than
+ * `/`, without query, fragment, spaces or a trailing slash, as the metrics
+ * path.
+ *
+ * @param value The path.
+ * @param name The flag, key or variable, for the message.
+ * @returns The path.
+ * @throws {UsageError} When it is not such a path.
+ */
+export function parseProbePath(value: string, name: string): string {
+  if (!/^\/[^\s?#]*[^\s?#/]$/.test(value)) {
+    throw new UsageError(
+      "wrong-type",
+      `Cannot use ${name} "${value}": expected an absolute path other than "/", such as "/healthz"`,
     );
   }
   return value;

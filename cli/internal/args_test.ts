@@ -294,3 +294,37 @@ Deno.test("parseServeArgs() reads --trust-proxy as a hop count or CIDR ranges an
     );
   }
 });
+
+Deno.test("parseServeArgs() reads --proxy-protocol alone, with a version, or turned off", () => {
+  assert.equal(parseServeArgs(["--proxy-protocol"]).proxyProtocol, true);
+  assert.equal(parseServeArgs(["--proxy-protocol=v1"]).proxyProtocol, "v1");
+  assert.equal(parseServeArgs(["--proxy-protocol=v2"]).proxyProtocol, "v2");
+  assert.equal(
+    parseServeArgs(["--proxy-protocol=false"]).proxyProtocol,
+    false,
+  );
+  // A word after the bare flag is the directory, not a value.
+  const flags = parseServeArgs(["--proxy-protocol", "www"]);
+  assert.deepEqual([flags.proxyProtocol, flags.root], [true, "www"]);
+  rejects(["--proxy-protocol=v3"], "wrong-type", /--proxy-protocol "v3"/);
+});
+
+Deno.test("parseServeArgs() reads --health, --ready and --drain-delay", () => {
+  const flags = parseServeArgs([
+    "--health",
+    "/healthz",
+    "--ready=/readyz",
+    "--drain-delay",
+    "2.5s",
+  ]);
+  assert.deepEqual(
+    [flags.health, flags.ready, flags.drainDelayMs],
+    ["/healthz", "/readyz", 2500],
+  );
+  rejects(["--health", "healthz"], "wrong-type", /--health "healthz"/);
+  rejects(["--ready=/"], "wrong-type", /--ready "\/"/);
+  rejects(["--ready=/a?b"], "wrong-type", /--ready/);
+  rejects(["--drain-delay", "soon"], "wrong-type", /--drain-delay "soon"/);
+  rejects(["--drain-delay", "61m"], "out-of-range", /--drain-delay "61m"/);
+  rejects(["--health"], "missing-value", /--health/);
+});

@@ -11,8 +11,32 @@ import {
   DEFAULT_BIND,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_PORT,
+  DEFAULT_READY_DRAIN_DELAY_MS,
   DEFAULT_RUN_PORT,
 } from "./merge.ts";
+
+/** The flags of a load-balanced deployment, the same for serve and run. */
+const BALANCER_FLAGS = `  --proxy-protocol[=v1|v2]
+                         Every connection starts with a PROXY protocol header
+                         (HAProxy send-proxy/send-proxy-v2); the client it
+                         names is the one logged and served. Only behind a
+                         proxy that always sends it. Over TLS it runs on
+                         node:tls (about 1.4x the CPU per HTTPS request)
+                         (server.proxy-protocol, SERVICE_PROXY_PROTOCOL)
+  --health PATH          Answer 200 on PATH while the process runs (liveness),
+                         before authentication, logs and files
+                         (server.health, SERVICE_HEALTH)
+  --ready PATH           Answer 200 on PATH while taking traffic, 503 from the
+                         moment a stop is asked for (readiness)
+                         (server.ready, SERVICE_READY)
+  --drain-delay TIME     On SIGINT/SIGTERM, keep serving this long with
+                         readiness failing before closing the listener, so
+                         load balancers stop sending first; a second signal
+                         skips it (server.drain-delay, SERVICE_DRAIN_DELAY;
+                         default ${
+  formatDuration(DEFAULT_READY_DRAIN_DELAY_MS)
+} with --ready, else 0)
+`;
 
 /** The usage of the whole tool. */
 export const MAIN_HELP =
@@ -92,7 +116,7 @@ Flags:
                          client address: N proxies in front, or their addresses
                          (10.0.0.0/8,::1); default the first X-Forwarded-For
                          hop as sent (server.trust-proxy)
-  --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
+${BALANCER_FLAGS}  --metrics[=PATH]       Publish metrics on PATH (default /metrics): request
                          timer http.server.requests and runtime gauges, summed
                          over workers; Prometheus text, OpenMetrics when
                          Accept prefers it, or JSON with Accept:
@@ -109,7 +133,8 @@ Environment:
   STAGING=true             Add the headers.staging block
   SERVICE_ACCESS_LOG=true  Turn the access log on (false turns it off)
   SERVICE_LOG_FORMAT, SERVICE_DIR_LISTING, SERVICE_COMPRESS, SERVICE_CORS,
-  SERVICE_AUTH, SERVICE_AUTH_FILE, SERVICE_TLS_PLAIN_HTTP
+  SERVICE_AUTH, SERVICE_AUTH_FILE, SERVICE_TLS_PLAIN_HTTP,
+  SERVICE_PROXY_PROTOCOL, SERVICE_HEALTH, SERVICE_READY, SERVICE_DRAIN_DELAY
                            As the flags above (SERVICE_AUTH keeps the password
                            out of the process list)
   MP_METRICS_TAGS, MP_METRICS_APPNAME, MP_METRICS_DISTRIBUTION_PERCENTILES, ...
@@ -122,6 +147,7 @@ Precedence: flag > environment > YAML file > default.
 YAML keys:
   server.port, server.bind, server.drain-timeout, server.trust-proxy,
   server.cors, server.redirect-http, server.hsts, server.tls-plain-http,
+  server.proxy-protocol, server.health, server.ready, server.drain-delay,
   static.root, static.fallback, static.spa-fallback, static.index-files,
   static.cache-control, static.cache-rules (list of {match, cache-control}),
   static.immutable, static.gzip, static.compress, static.dir-listing,
@@ -190,7 +216,7 @@ Flags:
                          default ${RUN_DRAIN})
   --trust-proxy N|CIDRS  Which proxies the access log believes about the
                          client address (server.trust-proxy)
-  --metrics[=PATH]       Publish metrics on PATH (default /metrics), answered
+${BALANCER_FLAGS}  --metrics[=PATH]       Publish metrics on PATH (default /metrics), answered
                          before the module: request timer
                          http.server.requests (uri "UNKNOWN" for the module's
                          answers, NOT_FOUND, REDIRECTION) and runtime gauges

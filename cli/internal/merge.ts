@@ -20,6 +20,13 @@ export const DEFAULT_RUN_PORT = 8000;
 export const DEFAULT_BIND = "0.0.0.0";
 /** How long a stop waits for open requests, like `Server`'s default. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+/**
+ * How long a stop keeps serving with readiness failing, when a readiness
+ * path is set and no source names a delay: long enough for Kubernetes to
+ * take the pod out of its endpoints and for a balancer checking every
+ * second or two to see two failures; a second SIGINT or SIGTERM skips it.
+ */
+export const DEFAULT_READY_DRAIN_DELAY_MS = 5_000;
 /** The log level when the file names none. */
 export const DEFAULT_LOG_LEVEL: LogLevel = "info";
 /** Compression is on unless turned off, as in `serve` and Caddy. */

@@ -13,11 +13,15 @@ import {
   type CacheRule,
   type DotfilesMode,
   type PlainHttpMode,
+  type ProxyProtocolOption,
 } from "@org/httpd";
 import { UsageError } from "../errors.ts";
 import {
   DEFAULT_METRICS_PATH,
   type FlagValues,
+  parseDrainTimeout,
+  parseProbePath,
+  parseProxyProtocol,
   PLAIN_HTTP_MODES,
 } from "./args.ts";
 import { type Credentials, parseCredentials } from "./auth/credentials.ts";
@@ -55,6 +59,14 @@ export interface FeatureSettings {
   logFormat: AccessLogFormat;
   /** Whether any source named a log format (it turns the access log on). */
   logFormatNamed: boolean;
+  /** Whether connections start with a PROXY header, when a source says. */
+  proxyProtocol?: ProxyProtocolOption;
+  /** The liveness path, when a source names one, and where it came from. */
+  health?: { path: string; origin: Origin };
+  /** The readiness path, when a source names one, and where it came from. */
+  ready?: { path: string; origin: Origin };
+  /** How long readiness fails before the listener closes, when a source says. */
+  drainDelayMs?: number;
 }
 
 /** The inputs of {@linkcode mergeFeatures}. */
@@ -150,6 +162,51 @@ export function mergeFeatures(input: FeatureInput): FeatureSettings {
   const metricsPath = file.metricsPath?.value ??
     (metricsBind === undefined ? undefined : DEFAULT_METRICS_PATH);
 
+  const envProxy = envText("SERVICE_PROXY_PROTOCOL");
+  const proxyProtocol = flags.proxyProtocol ??
+    (envProxy === undefined
+      ? undefined
+      : parseProxyProtocol("SERVICE_PROXY_PROTOCOL", envProxy)) ??
+    file.proxyProtocol?.value;
+  const probe = (
+    flag: string,
+    value: string | undefined,
+    variable: string,
+    at: Located<string> | undefined,
+    key: string,
+  ): { path: string; origin: Origin } | undefined => {
+    if (value !== undefined) return { path: value, origin: { name: flag } };
+    const text = envText(variable);
+    if (text !== undefined) {
+      return {
+        path: parseProbePath(text, variable),
+        origin: { name: variable },
+      };
+    }
+    return at &&
+      { path: at.value, origin: { name: key, position: at.position } };
+  };
+  const health = probe(
+    "--health",
+    flags.health,
+    "SERVICE_HEALTH",
+    file.health,
+    "server.health",
+  );
+  const ready = probe(
+    "--ready",
+    flags.ready,
+    "SERVICE_READY",
+    file.ready,
+    "server.ready",
+  );
+  const envDelay = envText("SERVICE_DRAIN_DELAY");
+  const drainDelayMs = flags.drainDelayMs ??
+    (envDelay === undefined
+      ? undefined
+      : parseDrainTimeout("SERVICE_DRAIN_DELAY", envDelay)) ??
+    file.drainDelayMs?.value;
+
   const envListing = envBool("SERVICE_DIR_LISTING");
   const settings: FeatureSettings = {
     notFoundPage: !(flags.noFallback ??
@@ -170,6 +227,10 @@ export function mergeFeatures(input: FeatureInput): FeatureSettings {
     logFormatNamed: logFormat !== undefined,
   };
   if (cors !== undefined) settings.cors = cors;
+  if (proxyProtocol !== undefined) settings.proxyProtocol = proxyProtocol;
+  if (health) settings.health = health;
+  if (ready) settings.ready = ready;
+  if (drainDelayMs !== undefined) settings.drainDelayMs = drainDelayMs;
   if (authFile) settings.authFile = authFile;
   if (metricsAuth) settings.metricsAuth = metricsAuth;
   if (metricsPath !== undefined) settings.metricsPath = metricsPath;

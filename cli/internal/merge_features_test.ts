@@ -193,3 +193,66 @@ Deno.test("mergeFeatures() reads --no-fallback and static.fallback: false as no 
     true,
   );
 });
+
+Deno.test("mergeFeatures() takes the load-balancer settings flag over environment over YAML", () => {
+  const yaml = `server:
+  proxy-protocol: v1
+  health: /yaml-health
+  ready: /yaml-ready
+  drain-delay: 1s
+`;
+  const fromYaml = merge([], {}, yaml);
+  assert.equal(fromYaml.proxyProtocol, "v1");
+  assert.equal(fromYaml.health?.path, "/yaml-health");
+  assert.equal(fromYaml.ready?.origin.name, "server.ready");
+  assert.equal(fromYaml.drainDelayMs, 1000);
+  const env = {
+    SERVICE_PROXY_PROTOCOL: "v2",
+    SERVICE_HEALTH: "/env-health",
+    SERVICE_READY: "/env-ready",
+    SERVICE_DRAIN_DELAY: "2s",
+  };
+  const fromEnv = merge([], env, yaml);
+  assert.deepEqual(
+    [fromEnv.proxyProtocol, fromEnv.health?.path, fromEnv.ready?.path],
+    ["v2", "/env-health", "/env-ready"],
+  );
+  assert.equal(fromEnv.drainDelayMs, 2000);
+  const fromFlags = merge(
+    [
+      "--proxy-protocol=false",
+      "--health=/h",
+      "--ready=/r",
+      "--drain-delay=0",
+    ],
+    env,
+    yaml,
+  );
+  assert.deepEqual(
+    [fromFlags.proxyProtocol, fromFlags.health?.path, fromFlags.ready?.path],
+    [false, "/h", "/r"],
+  );
+  assert.equal(fromFlags.drainDelayMs, 0);
+  const none = merge([], {}, "");
+  assert.deepEqual(
+    [none.proxyProtocol, none.health, none.ready, none.drainDelayMs],
+    [undefined, undefined, undefined, undefined],
+  );
+});
+
+Deno.test("mergeFeatures() refuses bad load-balancer environment values", () => {
+  for (
+    const [name, value] of [
+      ["SERVICE_PROXY_PROTOCOL", "yes"],
+      ["SERVICE_HEALTH", "healthz"],
+      ["SERVICE_READY", "/"],
+      ["SERVICE_DRAIN_DELAY", "soon"],
+    ]
+  ) {
+    assert.throws(
+      () => merge([], { [name!]: value! }, ""),
+      (e) => e instanceof UsageError && e.code === "wrong-type",
+      name,
+    );
+  }
+});

@@ -15,6 +15,7 @@ import { UsageError } from "../errors.ts";
 import { type FlagValues, MAX_WORKERS } from "./args.ts";
 import { Accounts } from "./auth/accounts.ts";
 import {
+  DEFAULT_READY_DRAIN_DELAY_MS,
   envFlag,
   mergeConfig,
   type MergedConfig,
@@ -160,9 +161,42 @@ async function checkFeatures(
     config.redirectHttp = port;
   }
   if (features.hsts) config.hsts = features.hsts.value;
+  if (features.proxyProtocol) config.proxyProtocol = features.proxyProtocol;
+  checkProbes(config, features);
   if (features.tlsPlainHttp && config.tls) {
     config.tls.plainHttp = features.tlsPlainHttp.value;
   }
+}
+
+/**
+ * Adds the probe paths and the drain delay, refusing a path that another
+ * answer already has (the probes are answered first and would hide it).
+ */
+function checkProbes(config: ServeConfig, features: FeatureSettings): void {
+  const { health, ready } = features;
+  if (health && ready && health.path === ready.path) {
+    throw usage(
+      "conflict",
+      { path: "", origin: ready.origin },
+      `"${ready.path}" is already the liveness path`,
+    );
+  }
+  const metricsHere = config.metrics !== undefined &&
+    config.metricsBind === undefined;
+  for (const probe of [health, ready]) {
+    if (probe && metricsHere && probe.path === config.metrics) {
+      throw usage(
+        "conflict",
+        { path: "", origin: probe.origin },
+        `"${probe.path}" is already the metrics path`,
+      );
+    }
+  }
+  if (health) config.healthPath = health.path;
+  if (ready) config.readyPath = ready.path;
+  const delay = features.drainDelayMs ??
+    (ready ? DEFAULT_READY_DRAIN_DELAY_MS : 0);
+  if (delay > 0) config.drainDelayMs = delay;
 }
 
 /**

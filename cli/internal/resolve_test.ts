@@ -106,3 +106,58 @@ Deno.test("resolveServeConfig() turns --workers auto into the CPU count", async 
     assert.equal(config.workers, navigator.hardwareConcurrency);
   });
 });
+
+Deno.test("resolveServeConfig() delays the stop by 5 s with a readiness path, unless told", async () => {
+  await withDir(["index.html"], async (dir) => {
+    const load = (args: string[]) =>
+      resolveServeConfig(parseServeArgs(args), { cwd: dir, env: noEnv });
+    const plain = await load([]);
+    assert.deepEqual(
+      [plain.drainDelayMs, plain.readyPath, plain.healthPath],
+      [undefined, undefined, undefined],
+    );
+    const ready = await load(["--ready", "/readyz", "--health", "/healthz"]);
+    assert.deepEqual(
+      [ready.drainDelayMs, ready.readyPath, ready.healthPath],
+      [5000, "/readyz", "/healthz"],
+    );
+    assert.equal(
+      (await load(["--ready", "/readyz", "--drain-delay", "0"])).drainDelayMs,
+      undefined,
+    );
+    assert.equal((await load(["--drain-delay", "2s"])).drainDelayMs, 2000);
+    assert.equal(
+      (await load(["--proxy-protocol=v2"])).proxyProtocol,
+      "v2",
+    );
+  });
+});
+
+Deno.test("resolveServeConfig() refuses a probe path that another answer has", async () => {
+  await withDir(["index.html"], async (dir) => {
+    const load = (args: string[]) =>
+      resolveServeConfig(parseServeArgs(args), { cwd: dir, env: noEnv });
+    for (
+      const args of [
+        ["--health", "/z", "--ready", "/z"],
+        ["--metrics", "--ready", "/metrics"],
+        ["--metrics=/m", "--health", "/m"],
+      ]
+    ) {
+      await assert.rejects(
+        load(args),
+        (e) => e instanceof UsageError && e.code === "conflict",
+        args.join(" "),
+      );
+    }
+    // Metrics on their own address leave the path free on the site.
+    const config = await load([
+      "--metrics",
+      "--metrics-bind",
+      "9100",
+      "--ready",
+      "/metrics",
+    ]);
+    assert.equal(config.readyPath, "/metrics");
+  });
+});

@@ -14,6 +14,7 @@ import type { MetricsSource } from "./metrics_route.ts";
 import { unstableNetEnabled } from "./unstable_net.ts";
 import type { AccessLogSink } from "@org/httpd";
 import type { RunnableApp } from "./app_module.ts";
+import type { Readiness } from "./probes.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface StartOptions {
@@ -31,6 +32,8 @@ export interface StartOptions {
   auth?: Filter;
   /** The module of `config.app` (`run`), loaded; required with it. */
   app?: RunnableApp;
+  /** What the readiness path reports; the caller drains it on stop. */
+  readiness?: Readiness;
 }
 
 /**
@@ -50,15 +53,18 @@ export async function startServer(
       : { accessLogSink: options.accessLogSink }),
     ...(options.auth === undefined ? {} : { auth: options.auth }),
     ...(options.app === undefined ? {} : { app: options.app }),
+    ...(options.readiness === undefined
+      ? {}
+      : { readiness: options.readiness }),
   });
   const port = options.port ?? config.port;
   // Certificate reloads open the new listener beside the old one, which
   // needs SO_REUSEPORT on both; a free port is checked first, so a second
   // server on the same port still fails as without it. A listener that
-  // answers plain HTTP swaps the certificate in place instead.
-  const seamlessTls = config.tls !== undefined &&
-    config.tls.plainHttp !== "answer" && !options.reusePort &&
-    unstableNetEnabled();
+  // answers plain HTTP or takes the PROXY protocol swaps the certificate
+  // in place instead.
+  const seamlessTls = config.tls !== undefined && !usesNodeTls(config) &&
+    !options.reusePort && unstableNetEnabled();
   if (seamlessTls && port !== 0) {
     try {
       Deno.listen({ hostname: config.bind, port }).close();
@@ -81,6 +87,7 @@ export async function startServer(
       }
       : {}),
     ...(options.reusePort || seamlessTls ? { reusePort: true } : {}),
+    ...(config.proxyProtocol ? { proxyProtocol: config.proxyProtocol } : {}),
     ...(logs(config.logLevel, "error") ? {} : { onError: () => {} }),
   });
   try {
@@ -92,4 +99,16 @@ export async function startServer(
     trackConnections(server, { registries: options.metrics.registries });
   }
   return server;
+}
+
+/**
+ * Whether the HTTPS listener runs on `node:tls` (it answers plain HTTP, or
+ * reads a PROXY header before the handshake), which replaces certificates
+ * in place rather than by binding again.
+ *
+ * @param config The configuration.
+ * @returns `true` for such a listener.
+ */
+export function usesNodeTls(config: ServeConfig): boolean {
+  return config.tls?.plainHttp === "answer" || Boolean(config.proxyProtocol);
 }

@@ -7,6 +7,7 @@
  *   start() ── worker 1 binds the port (0 = a free one) ──► port known
  *           └─ workers 2..N bind the same port ─────────────► all listening
  *   crash   ── terminate, wait (backoff) ── start again on the same port
+ *   drain() ── "drain" to each: readiness answers 503, serving goes on
  *   stop()  ── "stop" to each ── "stopped" (or a timeout) ── terminate
  *   collect ── "state" to each ── answers within 1 s + own ── mergeStates
  * ```
@@ -77,6 +78,7 @@ export class Supervisor {
   #stopping = false;
   #started = false;
   #logsOpen = false;
+  #draining = false;
   #restarts = 0;
   #collections = new Map<number, Collection>();
   #lastCollection = 0;
@@ -167,6 +169,21 @@ export class Supervisor {
         slot.worker.postMessage({ type: "reload" });
       } catch {
         // Terminated (crashed): its restart reads the file anew.
+      }
+    }
+  }
+
+  /**
+   * Turns every worker's readiness path to 503 ahead of the stop; a worker
+   * restarted after this starts draining.
+   */
+  drain(): void {
+    this.#draining = true;
+    for (const slot of this.#slots.values()) {
+      try {
+        slot.worker.postMessage({ type: "drain" });
+      } catch {
+        // Terminated (crashed): its restart is told in its start message.
       }
     }
   }
@@ -300,6 +317,7 @@ export class Supervisor {
       config: this.#options.config,
       port,
       logsOpen: this.#logsOpen,
+      ...(this.#draining ? { draining: true } : {}),
     });
     return slot.listening.promise;
   }

@@ -16,6 +16,7 @@ import { logs as logsAt } from "./log_level.ts";
 import { HeldLines } from "./held_lines.ts";
 import { type ServerMetrics, workerMetrics } from "./server_metrics.ts";
 import { startServer } from "./start_server.ts";
+import { Readiness } from "./probes.ts";
 import type { FromWorker, ToWorker } from "./worker_protocol.ts";
 import { writeLine } from "./write_line.ts";
 
@@ -41,6 +42,8 @@ let warn = false;
 let metrics: ServerMetrics | undefined;
 let workerId = 0;
 let lastRequest = 0;
+/** What this worker's readiness path reports; "drain" turns it. */
+const readiness = new Readiness();
 const pending = new Map<number, (state: MetricsState) => void>();
 /** Access-log lines wait for the launcher's `Listening on` lines. */
 const logs = new HeldLines(stdoutAccessLogSink());
@@ -64,6 +67,7 @@ scope.onmessage = async (event) => {
     workerId = message.id;
     warn = logsAt(message.config.logLevel, "warn");
     if (message.logsOpen) logs.open();
+    if (message.draining) readiness.drain();
     if (message.config.metrics !== undefined) {
       metrics = workerMetrics(collect, message.config.metricsProperties);
     }
@@ -80,6 +84,7 @@ scope.onmessage = async (event) => {
         ...(metrics ? { metrics } : {}),
         ...(auth?.site ? { auth: auth.site } : {}),
         ...(app ? { app } : {}),
+        readiness,
       });
       scope.postMessage({
         type: "listening",
@@ -136,6 +141,8 @@ scope.onmessage = async (event) => {
     const resolve = pending.get(message.request);
     pending.delete(message.request);
     resolve?.(message.state);
+  } else if (message.type === "drain") {
+    readiness.drain();
   } else if (message.type === "stop") {
     await server?.stop();
     metrics?.close();

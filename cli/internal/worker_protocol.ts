@@ -25,11 +25,15 @@ export type ToWorker =
     port: number;
     /** Whether access-log lines may be written at once (after the launcher's first lines). */
     logsOpen: boolean;
+    /** Whether the stop has begun: readiness answers 503 from the start. */
+    draining?: boolean;
   }
   | { type: "open-logs" }
   /** Calls the `run` module's `onListen` (sent to the first worker, once). */
   | { type: "on-listen" }
   | { type: "reload" }
+  /** Readiness answers 503 from now on; serving goes on until "stop". */
+  | { type: "drain" }
   | { type: "stop" }
   | { type: "state"; request: number; filter: StateFilter }
   | { type: "collected"; request: number; state: MetricsState };

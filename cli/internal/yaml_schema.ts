@@ -26,6 +26,7 @@ import {
   type CacheRule,
   type DotfilesMode,
   type PlainHttpMode,
+  type ProxyProtocolOption,
 } from "@org/httpd";
 import { type SourcePosition, UsageError, YamlSyntaxError } from "../errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
@@ -35,8 +36,11 @@ import {
   MAX_PORT,
   parseDrainTimeout,
   parseMetricsPath,
+  parseProbePath,
+  parseProxyProtocol,
   parseTrustProxy,
   PLAIN_HTTP_MODES,
+  PROXY_PROTOCOL_WORDS,
 } from "./args.ts";
 import type { TrustProxy } from "@org/httpd";
 import { type Credentials, parseCredentials } from "./auth/credentials.ts";
@@ -88,6 +92,14 @@ export interface FileValues {
   metricsBind?: Located<HostPort>;
   metricsAuth?: Located<boolean>;
   logFormat?: Located<AccessLogFormat>;
+  /** `server.proxy-protocol`. */
+  proxyProtocol?: Located<ProxyProtocolOption>;
+  /** `server.health`: the liveness path. */
+  health?: Located<string>;
+  /** `server.ready`: the readiness path. */
+  ready?: Located<string>;
+  /** `server.drain-delay`, in milliseconds. */
+  drainDelayMs?: Located<number>;
 }
 
 type Kind =
@@ -108,7 +120,9 @@ type Kind =
   | "hsts"
   | "credentials"
   | "metrics-path"
-  | "host-port";
+  | "host-port"
+  | "proxy-protocol"
+  | "probe-path";
 
 /** The schema of the configuration file: section → key → kind. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
@@ -121,6 +135,10 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
     "redirect-http": "port",
     hsts: "hsts",
     "tls-plain-http": "choice",
+    "proxy-protocol": "proxy-protocol",
+    health: "probe-path",
+    ready: "probe-path",
+    "drain-delay": "duration",
   },
   static: {
     root: "path",
@@ -391,6 +409,25 @@ class Reader {
         v.metricsPath = { value, position };
         return;
       }
+      case "proxy-protocol": {
+        const expected = `one of ${PROXY_PROTOCOL_WORDS.join(", ")}`;
+        const text = this.#line(full, node, expected);
+        v.proxyProtocol = {
+          value: this.#at(node, () => parseProxyProtocol(full, text)),
+          position,
+        };
+        return;
+      }
+      case "probe-path": {
+        const text = this.#line(full, node, "an absolute path");
+        const value = {
+          value: this.#at(node, () => parseProbePath(text, full)),
+          position,
+        };
+        if (full === "server.health") v.health = value;
+        else v.ready = value;
+        return;
+      }
       case "host-port": {
         const text = this.#line(full, node, "[HOST:]PORT");
         v.metricsBind = {
@@ -410,10 +447,12 @@ class Reader {
       case "duration": {
         const text = this.#text(node);
         try {
-          v.drainTimeoutMs = {
+          const value = {
             value: parseDrainTimeout(full, text ?? ""),
             position,
           };
+          if (full === "server.drain-delay") v.drainDelayMs = value;
+          else v.drainTimeoutMs = value;
         } catch (error) {
           if (!(error instanceof UsageError)) throw error;
           throw new UsageError(error.code, error.message, {

@@ -415,3 +415,59 @@ Deno.test("parseConfigYaml() reads server.trust-proxy as a count, a string or a 
       error.position?.line === 4,
   );
 });
+
+Deno.test("parseConfigYaml() reads the load-balancer keys of server", () => {
+  const values = parseConfigYaml(
+    `server:
+  proxy-protocol: v2
+  health: /healthz
+  ready: /readyz
+  drain-delay: 3s
+`,
+    "site.yaml",
+  );
+  assert.equal(values.proxyProtocol?.value, "v2");
+  assert.equal(values.health?.value, "/healthz");
+  assert.equal(values.ready?.value, "/readyz");
+  assert.equal(values.drainDelayMs?.value, 3000);
+  assert.deepEqual(values.ready?.position, {
+    file: "site.yaml",
+    line: 4,
+    column: 10,
+  });
+  assert.equal(
+    parseConfigYaml("server:\n  proxy-protocol: true\n", "s.yaml")
+      .proxyProtocol?.value,
+    true,
+  );
+  assert.equal(
+    parseConfigYaml("server:\n  drain-timeout: 3s\n", "s.yaml")
+      .drainDelayMs,
+    undefined,
+  );
+});
+
+Deno.test("parseConfigYaml() refuses bad load-balancer values where they are written", () => {
+  rejects(
+    "server:\n  proxy-protocol: v3\n",
+    "wrong-type",
+    2,
+    19,
+    /server\.proxy-protocol "v3"/,
+  );
+  rejects(
+    "server:\n  health: healthz\n",
+    "wrong-type",
+    2,
+    11,
+    /server\.health/,
+  );
+  rejects("server:\n  ready: [a]\n", "wrong-type", 2, 10, /server\.ready/);
+  rejects(
+    "server:\n  drain-delay: later\n",
+    "wrong-type",
+    2,
+    16,
+    /server\.drain-delay/,
+  );
+});

@@ -8,6 +8,11 @@
  * peer address of the connection: a count of hops says how many proxies
  * stand in front, a list of CIDR ranges says which addresses are proxies.
  *
+ * On a listener that takes the PROXY protocol, the peer address is the one
+ * the PROXY header names (the server builds the connection's facts from
+ * it), so the hops are judged from the load balancer's client, and the
+ * balancer itself is no hop.
+ *
  * @module
  */
 

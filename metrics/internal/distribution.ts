@@ -170,6 +170,8 @@ export interface DistributionSettings {
   buckets: readonly number[];
   /** The time source of the window. */
   clock: Clock;
+  /** Whether the text formats publish the window max as a `_max` gauge; true by default. */
+  publishMax?: boolean;
 }
 
 /** The recording core of a histogram or a timer. */
@@ -182,6 +184,8 @@ export class Distribution {
   readonly percentiles: readonly number[];
   /** Upper bounds of the fixed buckets. */
   readonly buckets: readonly number[];
+  /** Whether the text formats publish the window max. */
+  readonly publishMax: boolean;
   readonly #bounds: Float64Array | null;
   /** One count per bound of `#bounds`; `null` together with it. */
   readonly #bucketCounts: Float64Array | null;
@@ -200,6 +204,7 @@ export class Distribution {
   constructor(settings: DistributionSettings) {
     this.percentiles = settings.percentiles;
     this.buckets = settings.buckets;
+    this.publishMax = settings.publishMax !== false;
     const hasBuckets = settings.buckets.length > 0;
     this.#bounds = hasBuckets ? Float64Array.from(settings.buckets) : null;
     this.#bucketCounts = hasBuckets
@@ -326,6 +331,7 @@ export class Distribution {
       sketch: mergeSketches(sketches),
     };
     if (this.#exemplars !== null) state.bucketExemplars = [...this.#exemplars];
+    if (!this.publishMax) state.publishMax = false;
     return state;
   }
 }
@@ -335,10 +341,12 @@ export function distributionSettings(options: {
   percentiles?: readonly number[];
   buckets?: readonly number[];
   clock?: () => number;
+  max?: boolean;
 }): {
   percentiles: number[];
   buckets: number[];
   clock: () => number;
+  publishMax: boolean;
 } {
   const percentiles = [
     ...new Set(options.percentiles ?? DEFAULT_PERCENTILES),
@@ -354,5 +362,10 @@ export function distributionSettings(options: {
       throw new RangeError(`Cannot use bucket "${b}": not a positive number`);
     }
   }
-  return { percentiles, buckets, clock: options.clock ?? coarseNow };
+  return {
+    percentiles,
+    buckets,
+    clock: options.clock ?? coarseNow,
+    publishMax: options.max !== false,
+  };
 }

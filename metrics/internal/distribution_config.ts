@@ -128,6 +128,17 @@ export function parseRules(kind: DistributionKind, value: string): ParsedRules {
   return { rules, dropped };
 }
 
+/** The right-most named rule (exact or `*` prefix) matching `name`. */
+export function lookupNamedRule(
+  rules: readonly DistributionRule[],
+  name: string,
+): DistributionRule | undefined {
+  return rules.findLast((rule) =>
+    rule.global !== true &&
+    (rule.wildcard ? name.startsWith(rule.pattern) : name === rule.pattern)
+  );
+}
+
 /**
  * The right-most named rule matching `name`, else the right-most global
  * rule, else `undefined`.
@@ -136,8 +147,6 @@ export function lookupRule(
   rules: readonly DistributionRule[],
   name: string,
 ): DistributionRule | undefined {
-  return rules.findLast((rule) =>
-    rule.global !== true &&
-    (rule.wildcard ? name.startsWith(rule.pattern) : name === rule.pattern)
-  ) ?? rules.findLast((rule) => rule.global === true);
+  return lookupNamedRule(rules, name) ??
+    rules.findLast((rule) => rule.global === true);
 }

@@ -23,11 +23,7 @@ export function exposedName(
   unit: string,
 ): string {
   let out = sanitizeName(name);
-  const suffix = type === "timer"
-    ? "seconds"
-    : unit === "none" || unit === ""
-    ? ""
-    : sanitizeName(unit);
+  const suffix = unitSuffix(type, unit);
   if (suffix !== "" && !out.endsWith("_" + suffix)) {
     out = (out.endsWith("_") ? out : out + "_") + suffix;
   }
@@ -35,6 +31,23 @@ export function exposedName(
     out = (out.endsWith("_") ? out : out + "_") + "total";
   }
   return out;
+}
+
+/** UCUM annotations, such as OpenTelemetry's `{request}`: no unit at all. */
+const ANNOTATIONS = /\{[^}]*\}/g;
+
+/**
+ * The unit as a name suffix: `seconds` for every timer, none for `none`,
+ * else the sanitized unit. Annotations in braces are dropped (OpenTelemetry's
+ * Prometheus compatibility rules: `{request}` counts things and adds no
+ * suffix).
+ */
+export function unitSuffix(type: MetricState["type"], unit: string): string {
+  if (type === "timer") return "seconds";
+  if (unit === "none" || unit === "") return "";
+  if (!unit.includes("{")) return sanitizeName(unit);
+  const plain = unit.replace(ANNOTATIONS, "").trim();
+  return plain === "" ? "" : sanitizeName(plain).replace(/^_+|_+$/g, "");
 }
 
 export interface CachedLabels {

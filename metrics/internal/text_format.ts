@@ -57,6 +57,7 @@ function writeDistribution(
   lines += `${base}_count{${labels}} ${formatNumber(d.count)}\n`;
   lines += `${base}_sum{${labels}} ${formatNumber(d.sum / scale)}\n`;
   f.lines += lines;
+  if (d.publishMax === false) return;
   family(families, base + "_max", help, "gauge").lines +=
     `${base}_max{${labels}} ${formatNumber(d.max / scale)}\n`;
 }

@@ -70,3 +70,42 @@ export async function detectProtocol(conn: Conn): Promise<Detected | null> {
     return null;
   }
 }
+
+/**
+ * {@linkcode detectProtocol} for a connection whose first bytes were read
+ * already, such as those after a PROXY header: decides from them when they
+ * suffice, else reads on into the same buffer.
+ *
+ * @param conn The accepted connection.
+ * @param initial The bytes read so far: a view at the start of a buffer of
+ * `IDLE_BUFFER_SIZE` bytes, possibly empty.
+ * @returns The protocol and every byte read, or `null` when the peer closed
+ * first.
+ */
+export async function detectProtocolAfter(
+  conn: Conn,
+  initial: Uint8Array,
+): Promise<Detected | null> {
+  const buf = new Uint8Array(initial.buffer, 0, IDLE_BUFFER_SIZE);
+  let filled = initial.length;
+  try {
+    while (true) {
+      const compared = Math.min(filled, PREFACE_START.length);
+      let differs = false;
+      for (let i = 0; i < compared && !differs; i++) {
+        differs = buf[i] !== PREFACE_START[i];
+      }
+      if (differs) {
+        return { protocol: "http/1.1", initial: buf.subarray(0, filled) };
+      }
+      if (filled >= PREFACE_START.length) {
+        return { protocol: "h2", initial: buf.subarray(0, filled) };
+      }
+      const n = await conn.read(buf.subarray(filled));
+      if (n === 0) return null;
+      filled += n;
+    }
+  } catch {
+    return null;
+  }
+}

@@ -12,6 +12,7 @@ import type {
 import { NodeTlsListener } from "./node_tls.ts";
 import { type RefState, RuntimeListener } from "./runtime_conn.ts";
 import { plainHttpAnswer } from "./plain_http.ts";
+import type { ProxyVersions } from "./proxy_protocol.ts";
 import type { Conn, Listener } from "./types.ts";
 
 /** Default TCP port when none is given. */
@@ -27,6 +28,7 @@ const PER_LISTENER = [
   "tls",
   "alpnProtocols",
   "reusePort",
+  "proxyProtocol",
 ] as const;
 
 /** One listener, checked, with defaults applied. */
@@ -45,6 +47,11 @@ export interface ListenerSpec {
   readonly alpnProtocols: string[] | undefined;
   /** Whether several processes may bind the same port. */
   readonly reusePort: boolean;
+  /**
+   * The PROXY protocol versions every connection must start with;
+   * `undefined` when the listener does not take the protocol.
+   */
+  readonly proxyProtocol: ProxyVersions | undefined;
 }
 
 /** A bound listener and what it was opened from. */
@@ -67,6 +74,18 @@ export interface BindOptions {
 
 /** The ways a TLS listener treats plain HTTP, for messages. */
 const PLAIN_HTTP_MODES = ["alert", "answer"];
+
+/** `proxyProtocol` values and the versions they accept. */
+const PROXY_PROTOCOL: ReadonlyMap<unknown, ProxyVersions | undefined> = new Map<
+  unknown,
+  ProxyVersions | undefined
+>([
+  [undefined, undefined],
+  [false, undefined],
+  [true, "any"],
+  ["v1", "v1"],
+  ["v2", "v2"],
+]);
 
 /**
  * Reads the listeners a server's options describe: the `listeners` list,
@@ -129,6 +148,13 @@ function specOf(options: ListenerOptions, where: string): ListenerSpec {
       }: expected "alert" or "answer"`,
     );
   }
+  if (!PROXY_PROTOCOL.has(options.proxyProtocol)) {
+    throw new TypeError(
+      `Cannot use "${where}proxyProtocol" ${
+        JSON.stringify(options.proxyProtocol)
+      }: expected true, false, "v1" or "v2"`,
+    );
+  }
   if (
     port !== undefined &&
     (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -147,6 +173,7 @@ function specOf(options: ListenerOptions, where: string): ListenerSpec {
     tls: options.tls,
     alpnProtocols: options.alpnProtocols,
     reusePort: options.reusePort ?? false,
+    proxyProtocol: PROXY_PROTOCOL.get(options.proxyProtocol),
   };
 }
 
@@ -263,7 +290,10 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
   const alpnProtocols = spec.alpnProtocols ??
     (options.http2 ? ["h2", "http/1.1"] : ["http/1.1"]);
   const pem = { cert: tls.cert, key: tls.key };
-  if (tls.plainHttp === "answer") {
+  // `Deno.listenTls` hands the socket to rustls before any byte can be
+  // seen: a listener that must read first (a plain HTTP request to answer,
+  // a PROXY header sent in clear before the ClientHello) runs on node:tls.
+  if (tls.plainHttp === "answer" || spec.proxyProtocol !== undefined) {
     // Load the pair as the default listener does, so a bad one fails here.
     Deno.listenTls({ hostname, port: 0, ...pem }).close();
     const { serverHeader } = options;
@@ -273,7 +303,10 @@ function bind(spec: ListenerSpec, options: BindOptions): Listener {
       reusePort: spec.reusePort,
       ...pem,
       alpnProtocols,
-      answer: () => plainHttpAnswer(serverHeader),
+      answer: tls.plainHttp === "answer"
+        ? () => plainHttpAnswer(serverHeader)
+        : undefined,
+      proxyProtocol: spec.proxyProtocol,
     });
   }
   return new RuntimeListener(

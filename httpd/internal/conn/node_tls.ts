@@ -1,15 +1,19 @@
 /**
- * HTTPS listeners that answer plain HTTP with a `400` instead of a TLS
- * alert. `Deno.listenTls` hands its sockets to rustls before any byte can
- * be seen, and Deno has no server-side TLS upgrade of a socket already
- * read from, so these listeners accept with `node:net`, look at the first
- * bytes ({@linkcode classifyFirstBytes}), and start `node:tls` on the same
+ * HTTPS listeners that must see the first bytes before TLS: those that
+ * answer plain HTTP with a `400` instead of a TLS alert, and those that
+ * take the PROXY protocol, whose header comes in clear before the
+ * ClientHello. `Deno.listenTls` hands its sockets to rustls before any
+ * byte can be seen, and Deno has no server-side TLS upgrade of a socket
+ * already read from (`Deno.startTls` is the client's), so these listeners
+ * accept with `node:net`, read the PROXY header when they take one
+ * ({@linkcode parseProxyHeader}), look at the next bytes
+ * ({@linkcode classifyFirstBytes}), and start `node:tls` on the same
  * socket when they open a TLS handshake. The `node:tls` socket is then
  * presented to the drivers as the {@linkcode TlsConn} they read and write.
  *
  * The streams of `node:tls` cost more per request than `Deno.listenTls`,
  * so servers use these listeners only when asked (`tls.plainHttp:
- * "answer"`).
+ * "answer"`, `proxyProtocol`).
  *
  * @module
  */
@@ -17,6 +21,11 @@ import type net from "node:net";
 import type tls from "node:tls";
 import { loadNodeTls, type NodeTlsModules } from "../node_builtins.ts";
 import { classifyFirstBytes } from "./plain_http.ts";
+import {
+  parseProxyHeader,
+  type ProxyHeader,
+  type ProxyVersions,
+} from "./proxy_protocol.ts";
 import type { Listener, TlsConn } from "./types.ts";
 
 /**
@@ -62,8 +71,13 @@ export interface NodeTlsListenerOptions {
   key: string;
   /** ALPN protocols offered, preferred first. */
   alpnProtocols: string[];
-  /** Makes the whole response a plain HTTP request gets. */
-  answer: () => Uint8Array;
+  /**
+   * Makes the whole response a plain HTTP request gets; without it, every
+   * first byte goes to TLS, which ends what is not TLS with an alert.
+   */
+  answer: (() => Uint8Array) | undefined;
+  /** The PROXY protocol versions connections start with, when taken. */
+  proxyProtocol?: ProxyVersions | undefined;
 }
 
 /** What each accepted connection uses, fixed when it is accepted. */
@@ -72,7 +86,8 @@ interface TlsSetup {
   readonly node: NodeTlsModules;
   readonly context: tls.SecureContext;
   readonly alpnProtocols: string[];
-  readonly answer: () => Uint8Array;
+  readonly answer: (() => Uint8Array) | undefined;
+  readonly proxyProtocol: ProxyVersions | undefined;
 }
 
 /**
@@ -128,6 +143,7 @@ export class NodeTlsListener implements Listener {
       }),
       alpnProtocols: options.alpnProtocols,
       answer: options.answer,
+      proxyProtocol: options.proxyProtocol,
     };
     // Half-open like Deno's sockets: a peer's FIN does not end our side.
     const server = node.net.createServer(
@@ -272,6 +288,8 @@ interface PendingRead {
 export class NodeTlsConn implements TlsConn {
   /** The peer's address. */
   readonly remoteAddr: Deno.NetAddr;
+  /** The PROXY header read before TLS, on a listener that takes one. */
+  proxyHeader: ProxyHeader | undefined = undefined;
   #raw: net.Socket;
   #setup: TlsSetup;
   #tls: tls.TLSSocket | undefined;
@@ -309,8 +327,10 @@ export class NodeTlsConn implements TlsConn {
   }
 
   /**
-   * Reads the first bytes. A TLS handshake is completed; plain HTTP gets
-   * the `400`, anything else is closed, and the promise rejects once the
+   * Reads the first bytes: the PROXY header first, on a listener that
+   * takes one (a missing or malformed one closes the socket). A TLS
+   * handshake is completed; plain HTTP gets the `400` on a listener that
+   * answers it, anything else is closed, and the promise rejects once the
    * socket is closed.
    *
    * @returns The protocol ALPN chose, `null` when none.
@@ -319,16 +339,20 @@ export class NodeTlsConn implements TlsConn {
   handshake(): Promise<{ alpnProtocol: string | null }> {
     return this.#handshake ??= new Promise((resolve, reject) => {
       const raw = this.#raw;
+      const { answer, proxyProtocol } = this.#setup;
+      // The bytes of a PROXY header not complete yet.
+      let partial: Uint8Array | undefined;
       // A peer that ends its side before sending anything is done.
       const ended = () => raw.destroy();
       const closed = () => {
-        raw.off("data", first);
+        raw.off("data", received);
         reject(new Deno.errors.UnexpectedEof("The peer closed before TLS"));
       };
       const first = (chunk: Uint8Array) => {
+        raw.off("data", received);
         raw.off("end", ended);
         raw.off("close", closed);
-        const kind = classifyFirstBytes(chunk);
+        const kind = answer === undefined ? "tls" : classifyFirstBytes(chunk);
         if (kind === "tls") {
           this.#startTls(chunk, resolve, reject);
           return;
@@ -340,10 +364,31 @@ export class NodeTlsConn implements TlsConn {
             ),
           );
         });
-        if (kind === "http") answerPlainHttp(raw, this.#setup.answer());
+        if (kind === "http") answerPlainHttp(raw, answer!());
         else raw.destroy();
       };
-      raw.once("data", first);
+      const received = (chunk: Uint8Array) => {
+        if (proxyProtocol === undefined || this.proxyHeader !== undefined) {
+          first(chunk);
+          return;
+        }
+        const bytes = partial === undefined ? chunk : concat(partial, chunk);
+        let header: ProxyHeader | null;
+        try {
+          header = parseProxyHeader(bytes, proxyProtocol);
+        } catch {
+          raw.destroy(); // No answer: the close rejects.
+          return;
+        }
+        if (header === null) {
+          partial = bytes;
+          return;
+        }
+        partial = undefined;
+        this.proxyHeader = header;
+        if (bytes.length > header.length) first(bytes.subarray(header.length));
+      };
+      raw.on("data", received);
       raw.once("end", ended);
       raw.once("close", closed);
     });
@@ -532,6 +577,13 @@ export class NodeTlsConn implements TlsConn {
     if (value === undefined) reader.reject(this.#error!);
     else reader.resolve(value);
   }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { Handler } from "../../handler.ts";
 import type { ServerLimits } from "../../limits.ts";
 import type { Request } from "../../request.ts";
+import type { ProxyHeader } from "./proxy_protocol.ts";
 
 /**
  * The parts of a socket the drivers use: `internal/conn/runtime_conn.ts`
@@ -42,6 +43,11 @@ export interface Conn {
 export interface TlsConn extends Conn {
   /** Completes the handshake; `alpnProtocol` is `null` when none was agreed. */
   handshake(): Promise<{ alpnProtocol: string | null }>;
+  /**
+   * On a listener that takes the PROXY protocol (the `node:tls` one), the
+   * header read in clear before the handshake, once it completed.
+   */
+  readonly proxyHeader?: ProxyHeader | undefined;
 }
 
 /** A bound listener: `Deno.Listener`, or the `node:tls` one. */

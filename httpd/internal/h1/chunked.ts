@@ -160,6 +160,11 @@ export class ChunkedDecoder {
           continue;
         case TRAILER:
           if (c === CR) this.#state = TRAILER_LF;
+          // RFC 9112 section 2.2: a bare LF ends no trailer line, nor the
+          // section; refused now rather than kept as a field byte while
+          // the client waits for an answer. (Every other state refuses a
+          // bare LF already: it is no hex digit, token, qdtext nor CR.)
+          else if (c === LF) this.#fail("Bare LF in trailers", pos);
           else {
             if (++this.#trailerBytes > MAX_TRAILER_BYTES) {
               this.#fail("Trailers too large", pos);

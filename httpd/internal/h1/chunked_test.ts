@@ -79,3 +79,35 @@ Deno.test("ChunkedDecoder refuses malformed framing with 400", () => {
     );
   }
 });
+
+Deno.test("ChunkedDecoder refuses a bare LF in the framing with 400 at once (RFC 9112 section 2.2)", () => {
+  const bare: [string, string][] = [
+    ["after the chunk size", "1\nx\r\n0\r\n\r\n"],
+    ["after an extension", "1;a=b\nx\r\n0\r\n\r\n"],
+    ["after chunk data", "1\r\nx\n0\r\n\r\n"],
+    ["after the last chunk", "0\n\r\n"],
+    ["ending a trailer line", "0\r\nA: 1\n\r\n"],
+    ["ending the trailer section", "0\r\n\n"],
+    ["ending the section after a trailer", "0\r\nA: 1\r\n\n"],
+  ];
+  for (const [name, text] of bare) {
+    const input = bytes(text);
+    const lf = [...input].findIndex((c, i) => c === 10 && input[i - 1] !== 13);
+    // Fed whole, and fed up to the bare LF only: no wait for more bytes.
+    for (const end of [input.length, lf + 1]) {
+      assert.throws(
+        () => {
+          const decoder = new ChunkedDecoder();
+          let pos = 0;
+          while (!decoder.done) {
+            const next = decoder.step(input, pos, end);
+            if (next === pos) break;
+            pos = next;
+          }
+        },
+        (e: unknown) => e instanceof H1ParseError && e.status === 400,
+        `${name} (${end} bytes)`,
+      );
+    }
+  }
+});

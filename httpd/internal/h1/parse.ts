@@ -92,6 +92,17 @@ export class HeadParser {
     end: number,
     scanned: number,
   ): null {
+    // RFC 9112 section 2.2: a line ends with CR LF; a bare LF or bare CR is
+    // refused (400) as soon as it arrives. A complete head needs no such
+    // pass: `parseHead` checks every byte of every line against classes
+    // without CR and LF. An incomplete head is checked here, from where the
+    // last call stopped (a few bytes twice), so the blank-line scan keeps its
+    // four-byte stride and a head that can never complete (its lines end in
+    // bare LFs) is answered now, not when the header timeout fires.
+    const bare = bareLineEnd(buf, start, start + this.#scanned, end);
+    if (bare !== -1) {
+      throw new H1ParseError(400, "Bare LF or CR in request head", bare);
+    }
     this.#scanned = scanned;
     const limits = this.#limits;
     const received = end - start;
@@ -509,18 +520,47 @@ function mergeContentLength(
   return result;
 }
 
+/**
+ * Checks a request's Transfer-Encoding list; only `chunked` is implemented.
+ * Framing is judged first, then the codings:
+ *
+ * - `chunked` twice, or present but not last (`chunked, gzip`): 400. RFC
+ *   9112 section 6.1 says chunked is applied once and last, and section 6.3
+ *   item 4 that the body length of such a request cannot be determined
+ *   reliably: 400, then close. No server could read it, whatever codings it
+ *   implements.
+ * - `chunked` last after other codings (`gzip, chunked`): 501. The framing
+ *   is sound; RFC 9112 section 6.1 says a coding the server does not
+ *   understand gets 501 (Not Implemented).
+ * - no `chunked` at all, only unknown codings (`gzip`): 501, by the same
+ *   rule. Section 6.3 item 4 covers this request as well (its final coding
+ *   is not chunked); both answers close the connection, and 501 names what
+ *   is missing, as nginx and Go's net/http answer.
+ *
+ * @param value The field values, joined with ", ".
+ * @param at The offset errors report.
+ * @returns `true`: the body is chunked.
+ * @throws {H1ParseError} 400 or 501 as above.
+ */
 function checkTransferCoding(value: string, at: number): boolean {
   const codings = value.toLowerCase().split(",").map((c) => c.trim());
   let chunkedCount = 0;
+  let unknown: string | undefined;
   for (const coding of codings) {
     if (coding === "chunked") chunkedCount++;
     else if (coding === "") fail(400, "Empty transfer coding", at);
-    // RFC 9112 section 6.1: a coding the server does not implement is a 501.
-    else fail(501, `Transfer coding "${coding}" not implemented`, at);
+    else unknown ??= coding;
   }
-  // RFC 9112 section 6.1: chunked is applied once, and last.
-  if (chunkedCount !== 1 || codings[codings.length - 1] !== "chunked") {
+  // RFC 9112 sections 6.1 and 6.3 item 4: chunked once, and last.
+  if (
+    chunkedCount > 1 ||
+    (chunkedCount === 1 && codings[codings.length - 1] !== "chunked")
+  ) {
     fail(400, "Chunked must be the final coding, once", at);
+  }
+  // RFC 9112 section 6.1: a coding the server does not implement is a 501.
+  if (unknown !== undefined) {
+    fail(501, `Transfer coding "${unknown}" not implemented`, at);
   }
   return true;
 }
@@ -540,6 +580,27 @@ function indexOf(
   to: number,
 ): number {
   for (let i = from; i < to; i++) if (buf[i] === byte) return i;
+  return -1;
+}
+
+/**
+ * The offset of the first bare LF (one not after a CR) or bare CR (one
+ * followed by anything but LF) in `buf[from, to)`, or -1. An LF at `start`,
+ * where the head begins, is bare whatever precedes it; a CR in the last
+ * byte waits for the next.
+ */
+function bareLineEnd(
+  buf: Uint8Array,
+  start: number,
+  from: number,
+  to: number,
+): number {
+  for (let i = from; i < to; i++) {
+    const c = buf[i];
+    if (c === LF) {
+      if (i === start || buf[i - 1] !== CR) return i;
+    } else if (c === CR && i + 1 < to && buf[i + 1] !== LF) return i;
+  }
   return -1;
 }
 

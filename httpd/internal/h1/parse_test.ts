@@ -141,7 +141,7 @@ Deno.test("HeadParser.parse() answers each violation with its status", () => {
     [
       "chunked not last",
       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n",
-      501,
+      400,
     ],
     ["empty method", " / HTTP/1.1\r\nHost: x\r\n\r\n", 400],
     ["two spaces", "GET  / HTTP/1.1\r\nHost: x\r\n\r\n", 400],
@@ -239,4 +239,98 @@ Deno.test("HeadParser.parse() gives a repeated head the same result, at its own 
   const swapped = new TextEncoder().encode(head.replace("/a", "/b"));
   const d = new HeadParser(DEFAULT_LIMITS).parse(swapped, 0, swapped.length)!;
   assert.equal(d.target, "/b");
+});
+
+Deno.test("HeadParser.parse() answers 400 when chunked is present but not the final coding (RFC 9112 section 6.3)", () => {
+  const heads = [
+    "Transfer-Encoding: chunked, gzip",
+    "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip",
+    "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity",
+    "Transfer-Encoding: gzip, chunked, br",
+  ];
+  for (const field of heads) {
+    assert.equal(
+      status(`POST / HTTP/1.1\r\nHost: x\r\n${field}\r\n\r\n`),
+      400,
+      field,
+    );
+  }
+});
+
+Deno.test("HeadParser.parse() answers 501 for a coding it does not implement when framing is known (RFC 9112 section 6.1)", () => {
+  const heads = [
+    "Transfer-Encoding: gzip",
+    "Transfer-Encoding: gzip, br",
+    "Transfer-Encoding: gzip, chunked",
+    "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked",
+  ];
+  for (const field of heads) {
+    assert.equal(
+      status(`POST / HTTP/1.1\r\nHost: x\r\n${field}\r\n\r\n`),
+      501,
+      field,
+    );
+  }
+});
+
+/** Heads with a bare LF (RFC 9112 section 2.2) that never hold CR LF CR LF. */
+const BARE_LF_HEADS: [string, string][] = [
+  ["request line", "GET / HTTP/1.1\nHost: x\r\n\r"],
+  ["every line", "GET / HTTP/1.1\nHost: x\n\n"],
+  ["a field line", "GET / HTTP/1.1\r\nHost: x\nAccept: */*\r\n"],
+  ["the final empty line", "GET / HTTP/1.1\r\nHost: x\r\n\n"],
+  ["a leading empty line", "\nGET / HTTP/1.1\r\nHost: x\r\n"],
+  ["inside a value", "GET / HTTP/1.1\r\nHost: x\r\nA: a\nb"],
+];
+
+Deno.test("HeadParser.parse() refuses a bare LF with 400 at once, not after a timeout (RFC 9112 section 2.2)", () => {
+  for (const [name, text] of BARE_LF_HEADS) {
+    assert.equal(status(text), 400, name);
+  }
+});
+
+Deno.test("HeadParser.parse() refuses a bare LF as soon as its byte arrives, in any split", () => {
+  for (const [name, text] of BARE_LF_HEADS) {
+    const input = bytes(text);
+    const lf = [...input].findIndex((c, i) => c === 10 && input[i - 1] !== 13);
+    const parser = new HeadParser(DEFAULT_LIMITS);
+    for (let end = 0; end <= lf; end++) {
+      assert.equal(parser.parse(input, 0, end), null, `${name} at ${end}`);
+    }
+    assert.throws(
+      () => parser.parse(input, 0, lf + 1),
+      (e: unknown) => e instanceof H1ParseError && e.status === 400,
+      name,
+    );
+  }
+});
+
+Deno.test("HeadParser.parse() refuses a bare LF in a complete head, also after the same head was cached", () => {
+  const good = "GET /c HTTP/1.1\r\nHost: x\r\nA: 1\r\n\r\n";
+  assert.equal(parse(good)?.target, "/c");
+  // The same length, one CR turned into a bare LF before the real end.
+  assert.equal(status(good.replace("\r\nA", "\nXA")), 400);
+  assert.equal(parse(good)?.target, "/c");
+});
+
+Deno.test("HeadParser.parse() refuses a bare CR in an incomplete head at once, and waits on a CR at the end", () => {
+  assert.equal(status("GET / HTTP/1.1\rHost: x\r"), 400);
+  assert.equal(status("GET / HTTP/1.1\r\nHost: x\r\rA"), 400);
+  // The LF after a final CR may come with the next read.
+  const input = bytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  const parser = new HeadParser(DEFAULT_LIMITS);
+  for (let end = 0; end < input.length; end++) {
+    assert.equal(parser.parse(input, 0, end), null, `at ${end}`);
+  }
+  assert.equal(parser.parse(input, 0, input.length)?.target, "/");
+});
+
+Deno.test("HeadParser.parse() refuses a bare LF at the start of a head after another message's CR", () => {
+  // The previous body ended with a CR; this head's first byte is its own.
+  const input = bytes("x\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  assert.throws(
+    () => new HeadParser(DEFAULT_LIMITS).parse(input, 2, 6),
+    (e: unknown) =>
+      e instanceof H1ParseError && e.status === 400 && e.offset === 2,
+  );
 });

@@ -56,7 +56,11 @@ import {
  * Streams one peer may reset (or make us reset) within
  * {@linkcode RESET_WINDOW_MS} before the connection is ended with
  * ENHANCE_YOUR_CALM: the rapid reset attack (CVE-2023-44487) opens and
- * cancels streams far faster than any browser cancels navigations.
+ * cancels streams far faster than any browser cancels navigations, and
+ * "MadeYouReset" (CVE-2025-8671) does the same with frames that make us
+ * reset them (a stream error: WINDOW_UPDATE 0, DATA on a half-closed
+ * stream, a malformed field section...), which well-behaved clients never
+ * send.
  */
 export const MAX_RESETS_PER_WINDOW = 200;
 /**
@@ -139,10 +143,15 @@ export interface H2ConnectionEvents {
   /** A valid request head arrived on a new stream. */
   request(streamId: number, head: RequestHead, endStream: boolean): void;
   /**
-   * Request content arrived (a copy the receiver owns), or the request ended
-   * (`chunk` null, `end` true), with `trailers` when a trailing HEADERS
-   * frame ended it (`[name, value, ...]`, RFC 9113 8.1). Call
+   * Request content arrived, or the request ended (`chunk` null, `end`
+   * true), with `trailers` when a trailing HEADERS frame ended it
+   * (`[name, value, ...]`, RFC 9113 8.1). Call
    * {@linkcode H2Connection.consume} as the handler reads it.
+   *
+   * `chunk` is a view of the received bytes, valid only during the call:
+   * the receiver copies what it keeps. A body sent as many small DATA
+   * frames then costs an array per frame only where one is handed on (to
+   * a handler waiting for content), not for every frame.
    */
   data(
     streamId: number,
@@ -384,8 +393,10 @@ export class H2Connection {
 
   /** Whether a stream may still receive DATA: a request body is coming. */
   get receiving(): boolean {
-    for (const stream of this.#streams.values()) {
-      if (canReceive(stream.state)) return true;
+    // Asked after every read: an indexed loop allocates no iterator.
+    const streams = this.#streams.values();
+    for (let i = 0; i < streams.length; i++) {
+      if (canReceive(streams[i]!.state)) return true;
     }
     return false;
   }
@@ -421,23 +432,27 @@ export class H2Connection {
    *
    * @param bytes The bytes (not retained: copied when needed).
    * @param now The current time in milliseconds.
+   * @param length How many bytes of `bytes` to take, from its start: a read
+   * buffer needs no view per read.
    */
-  receive(bytes: Uint8Array, now: number): void {
+  receive(bytes: Uint8Array, now: number, length = bytes.length): void {
     if (this.#phase === Phase.CLOSING) return;
     this.#now = now;
     let buf = bytes;
+    let end = length;
     if (this.#pending.length > 0) {
-      const joined = new Uint8Array(this.#pending.length + bytes.length);
+      const joined = new Uint8Array(this.#pending.length + length);
       joined.set(this.#pending);
-      joined.set(bytes, this.#pending.length);
+      joined.set(bytes.subarray(0, length), this.#pending.length);
       buf = joined;
+      end = joined.length;
       this.#pending = EMPTY;
     }
     let at = 0;
     try {
       if (this.#phase === Phase.PREFACE) {
         // RFC 9113 3.4: the preface is validated whole.
-        const n = Math.min(buf.length, CLIENT_PREFACE.length);
+        const n = Math.min(end, CLIENT_PREFACE.length);
         for (let i = 0; i < n; i++) {
           if (buf[i] !== CLIENT_PREFACE[i]) {
             throw new ConnectionError(
@@ -447,14 +462,13 @@ export class H2Connection {
           }
         }
         if (n < CLIENT_PREFACE.length) {
-          this.#pending = buf.slice();
+          this.#pending = buf.slice(0, end);
           return;
         }
         at = CLIENT_PREFACE.length;
         this.#phase = Phase.SETTINGS;
       }
       const maxFrameSize = this.#options.maxFrameSize;
-      const end = buf.length;
       while (end - at >= FRAME_HEADER_SIZE && !this.finished) {
         // RFC 9113 4.1: the frame header, read in place.
         const length = (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!;
@@ -495,8 +509,8 @@ export class H2Connection {
           this.#resetStream(error.streamId, error.code, true);
         }
       }
-      if (at < buf.length && !this.finished) {
-        this.#pending = buf.slice(at);
+      if (at < end && !this.finished) {
+        this.#pending = buf.slice(at, end);
       }
     } catch (error) {
       if (error instanceof ConnectionError) this.#fail(error);
@@ -902,7 +916,7 @@ export class H2Connection {
     if (frame.endStream) this.#move(stream, StreamEvent.RECV_DATA_ES);
     if (frame.data.length > 0) {
       stream.unconsumed += frame.data.length;
-      this.#events.data(id, frame.data.slice(), frame.endStream);
+      this.#events.data(id, frame.data, frame.endStream);
     } else if (frame.endStream) {
       this.#events.data(id, null, true);
     } else {
@@ -1142,12 +1156,19 @@ export class H2Connection {
     this.#maybeDone();
   }
 
-  #resetStream(id: number, code: number, byPeer: boolean): void {
+  /**
+   * Sends RST_STREAM and forgets the stream. `provoked`: the peer's frames
+   * made the stream end (RFC 9113 5.4.2 stream errors, REFUSED_STREAM), so
+   * it counts toward the reset budget like a RST_STREAM the peer sends
+   * (MadeYouReset, CVE-2025-8671); resets of our own choosing (timeouts,
+   * the application's) do not.
+   */
+  #resetStream(id: number, code: number, provoked: boolean): void {
     const stream = this.#streams.get(id);
     this.#writer.rstStream(id, code);
     this.#countControl();
     this.#remember(id);
-    if (byPeer) this.#noteReset();
+    if (provoked) this.#noteReset();
     if (stream !== undefined) {
       this.#forget(stream);
       this.#events.reset(id, code);

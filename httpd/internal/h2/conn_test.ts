@@ -96,6 +96,12 @@ class Harness implements H2ConnectionEvents {
     this.send((w) => w.headers(id, block, endStream, 16384));
   }
 
+  /** Sends a HEADERS frame with any fields (a request or trailers). */
+  sendFields(id: number, fields: string[], endStream: boolean): void {
+    const block = this.#enc.encode(fields);
+    this.send((w) => w.headers(id, block, endStream, 16384));
+  }
+
   /** Frames the connection wrote since the last call. */
   out(): Frame[] {
     const frames: Frame[] = [];
@@ -550,4 +556,134 @@ Deno.test("cancelStreams() resets every open stream with CANCEL and finishes", (
   ]);
   assert.deepEqual(h.resets, [[1, ErrorCode.CANCEL], [3, ErrorCode.CANCEL]]);
   assert.equal(h.conn.finished, true);
+});
+
+Deno.test("H2Connection hands DATA content over as views of the received bytes, not a copy per frame", () => {
+  const h = new Harness();
+  h.get(1, false);
+  const w = new FrameWriter();
+  for (let i = 0; i < 3; i++) w.data(1, Uint8Array.of(i), false);
+  const bytes = w.take()!.slice();
+  h.conn.receive(bytes, h.now);
+  assert.deepEqual(h.chunks.map(([, chunk]) => [...chunk!]), [[0], [1], [2]]);
+  for (const [, chunk] of h.chunks) assert.equal(chunk!.buffer, bytes.buffer);
+});
+
+Deno.test("receive() takes only the given length of a larger buffer", () => {
+  const h = new Harness();
+  const w = new FrameWriter();
+  w.ping(false, Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8));
+  const ping = w.take()!.slice();
+  // A read buffer: the frame, then half of the same frame, then stale bytes.
+  const buf = new Uint8Array(100).fill(0xff);
+  buf.set(ping);
+  buf.set(ping.subarray(0, 8), ping.length);
+  h.conn.receive(buf, h.now, ping.length + 8);
+  assert.deepEqual(of(h.out(), FrameType.PING).map((f) => f.ack), [true]);
+  // The partial frame was kept without the stale bytes behind it.
+  buf.fill(0xee);
+  h.conn.receive(ping.slice(8), h.now);
+  assert.deepEqual(of(h.out(), FrameType.PING).map((f) => f.ack), [true]);
+  assert.equal(h.conn.error, undefined);
+});
+
+const POST = [
+  ":method",
+  "POST",
+  ":scheme",
+  "http",
+  ":path",
+  "/",
+];
+
+/**
+ * Frames that make the connection reset a stream (RFC 9113 stream errors),
+ * by name, with the code: "MadeYouReset" (CVE-2025-8671) sends them in
+ * place of rapid reset's RST_STREAM.
+ */
+const PROVOKED_RESETS: [string, number, (h: Harness, id: number) => void][] = [
+  [
+    "WINDOW_UPDATE with increment 0 on an open stream (6.9)",
+    ErrorCode.PROTOCOL_ERROR,
+    (h, id) => {
+      h.get(id, false);
+      h.conn.receive(frame(FrameType.WINDOW_UPDATE, 0, id, [0, 0, 0, 0]), 0);
+    },
+  ],
+  [
+    "DATA on a half-closed (remote) stream (5.1)",
+    ErrorCode.STREAM_CLOSED,
+    (h, id) => {
+      h.get(id);
+      h.send((w) => w.data(id, Uint8Array.of(1), false));
+    },
+  ],
+  [
+    "a malformed field section (8.2.1)",
+    ErrorCode.PROTOCOL_ERROR,
+    (h, id) => h.sendFields(id, [...POST, "X-Upper", "1"], true),
+  ],
+  [
+    "trailers with a pseudo-header field (8.1)",
+    ErrorCode.PROTOCOL_ERROR,
+    (h, id) => {
+      h.get(id, false);
+      h.sendFields(id, [":path", "/"], true);
+    },
+  ],
+  [
+    "DATA beyond the declared content-length (8.1.1)",
+    ErrorCode.PROTOCOL_ERROR,
+    (h, id) => {
+      h.sendFields(id, [...POST, "content-length", "1"], false);
+      h.send((w) => w.data(id, Uint8Array.of(1, 2), false));
+    },
+  ],
+  [
+    "PRIORITY of the wrong length (6.3)",
+    ErrorCode.FRAME_SIZE_ERROR,
+    (h, id) => {
+      h.get(id, false);
+      h.conn.receive(frame(FrameType.PRIORITY, 0, id, [0, 0, 0, 0]), 0);
+    },
+  ],
+  [
+    "WINDOW_UPDATE overflowing a stream window (6.9.1)",
+    ErrorCode.FLOW_CONTROL_ERROR,
+    (h, id) => {
+      h.get(id, false);
+      h.send((w) => w.windowUpdate(id, 2 ** 31 - 1));
+    },
+  ],
+];
+
+for (const [name, code, provoke] of PROVOKED_RESETS) {
+  Deno.test(`H2Connection counts the resets ${name} makes it send toward maxResetsPerWindow`, () => {
+    const h = new Harness({ maxResetsPerWindow: 5 });
+    for (let id = 1; id <= 9; id += 2) provoke(h, id);
+    const rst = of(h.out(), FrameType.RST_STREAM);
+    assert.deepEqual(rst.map((f) => f.code), [code, code, code, code, code]);
+    assert.equal(h.conn.finished, false, "the budget itself is allowed");
+    provoke(h, 11);
+    assert.equal(h.conn.error?.code, ErrorCode.ENHANCE_YOUR_CALM);
+    assert.equal(
+      of(h.out(), FrameType.GOAWAY)[0]?.code,
+      ErrorCode.ENHANCE_YOUR_CALM,
+    );
+  });
+}
+
+Deno.test("H2Connection does not count the resets it chooses toward maxResetsPerWindow", () => {
+  const h = new Harness({ maxResetsPerWindow: 5 });
+  for (let id = 1; id <= 21; id += 4) {
+    // The application gives up on a stream.
+    h.get(id, false);
+    h.conn.reset(id, ErrorCode.CANCEL);
+    // A complete response to a request still open: RST_STREAM NO_ERROR.
+    h.get(id + 2, false);
+    h.conn.respond(id + 2, [":status", "204"], true);
+  }
+  const rst = of(h.out(), FrameType.RST_STREAM);
+  assert.equal(rst.length, 12);
+  assert.equal(h.conn.finished, false);
 });

@@ -12,6 +12,7 @@ import { HttpHeaders } from "../../headers.ts";
 import {
   type BodyReader,
   createRequest,
+  exchangeOf,
   type Request,
   watchedExchange,
 } from "../../request.ts";
@@ -30,7 +31,7 @@ import {
   HANDLER_LENGTH,
 } from "../content_length.ts";
 import { httpDate } from "../date.ts";
-import { ChunkQueue } from "../chunk_queue.ts";
+import { ChunkQueue, SMALL_CHUNK } from "../chunk_queue.ts";
 import { dispatch } from "../dispatch.ts";
 import { announcedTrailers, trailerFields } from "../trailers.ts";
 import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
@@ -108,7 +109,9 @@ export const serveH2: ConnectionDriver = (conn, initial, server, info) =>
  * A request body fed by DATA frames and read by the handler. Content the
  * handler has not read yet waits in a {@linkcode ChunkQueue}, so a body sent
  * as 1-byte frames costs its bytes (the window bounds them), not an array
- * per frame.
+ * per frame: the connection hands each frame's content over as a view of
+ * the received bytes, copied here into the queue, or into an array of its
+ * own only for a handler that waits for it.
  */
 class StreamBody implements BodyReader {
   readonly length: number | undefined;
@@ -120,6 +123,8 @@ class StreamBody implements BodyReader {
   #cancelled = false;
   #waiter: ((chunk: Uint8Array | null) => void) | undefined;
   #fail: ((error: Error) => void) | undefined;
+  /** When the pending read began waiting for content, or -1. */
+  #waitingSince = -1;
   #trailerFields: string[] | undefined;
   #trailers: HttpHeaders | undefined;
 
@@ -132,6 +137,14 @@ class StreamBody implements BodyReader {
   /** Whether the request's content is complete (or will never be read). */
   get done(): boolean {
     return this.#ended || this.#cancelled || this.#error !== undefined;
+  }
+
+  /**
+   * When the handler's pending read began waiting for content that has not
+   * come (milliseconds since the epoch), or -1 while no read waits.
+   */
+  get waitingSince(): number {
+    return this.#waitingSince;
   }
 
   /** The request's trailers, once its content has all been read. */
@@ -152,6 +165,14 @@ class StreamBody implements BodyReader {
     return this.#trailers;
   }
 
+  /**
+   * Takes content from the connection.
+   *
+   * @param chunk A view of the received bytes, valid only during the call,
+   * or `null` when the request ended without content.
+   * @param end Whether the request ended.
+   * @param trailers The trailer fields that ended it, if any.
+   */
   push(chunk: Uint8Array | null, end: boolean, trailers?: string[]): void {
     if (end) this.#ended = true;
     if (trailers !== undefined) this.#trailerFields = trailers;
@@ -162,11 +183,16 @@ class StreamBody implements BodyReader {
     const waiter = this.#waiter;
     if (waiter !== undefined && (chunk !== null || end)) {
       this.#waiter = this.#fail = undefined;
+      this.#waitingSince = -1;
       if (chunk !== null) this.#driver.consume(this.#id, chunk.length);
-      waiter(chunk);
+      waiter(chunk === null ? null : chunk.slice());
       return;
     }
-    if (chunk !== null) this.#queue.push(chunk);
+    // The queue copies short content into its shared buffer; long content
+    // it keeps as given, so it gets a copy of its own.
+    if (chunk !== null) {
+      this.#queue.push(chunk.length < SMALL_CHUNK ? chunk : chunk.slice());
+    }
   }
 
   /**
@@ -179,6 +205,7 @@ class StreamBody implements BodyReader {
     this.#queue.clear();
     const fail = this.#fail;
     this.#waiter = this.#fail = undefined;
+    this.#waitingSince = -1;
     fail?.(this.#error);
   }
 
@@ -190,6 +217,7 @@ class StreamBody implements BodyReader {
     }
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended || this.#cancelled) return Promise.resolve(null);
+    this.#waitingSince = Date.now();
     return new Promise((resolve, reject) => {
       this.#waiter = resolve;
       this.#fail = reject;
@@ -203,6 +231,7 @@ class StreamBody implements BodyReader {
     if (n > 0) this.#driver.consume(this.#id, n);
     const waiter = this.#waiter;
     this.#waiter = this.#fail = undefined;
+    this.#waitingSince = -1;
     waiter?.(null);
   }
 }
@@ -349,7 +378,7 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
         if (n === 0) break;
         const start = performance.now();
         // Received bytes are not retained (a partial frame is copied).
-        h2.receive(buf.subarray(0, n), Date.now());
+        h2.receive(buf, Date.now(), n);
         // More bytes wait (the read filled its buffer) or a request body is
         // coming: the next read takes a pooled buffer. Otherwise the
         // connection is quiet, and gives it back.
@@ -406,12 +435,22 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
       return;
     }
     this.#h2.tick(now);
+    const readTimeoutMs = this.#server.limits.headerTimeoutMs;
     for (const ctx of this.#streams.snapshot()) {
-      // The whole body must arrive by its deadline (nginx-like minimum
-      // rate): the handler gets a 408 to answer, and the answer ends the
-      // request stream (RST_STREAM NO_ERROR after it, RFC 9113 8.1).
-      if (ctx.body !== null && !ctx.body.done && now >= ctx.bodyDeadline) {
-        ctx.body.abort(new HttpError(408, "Request body timed out"));
+      const body = ctx.body;
+      if (body === null || body.done) continue;
+      // As on HTTP/1.1: a read the handler waits on gets content within
+      // `headerTimeoutMs` (nginx's client_body_timeout), and the whole body
+      // arrives by its deadline (`bodyTimeoutMs`: a minimum rate). Past
+      // either, the handler gets a 408 to answer (RFC 9110 15.5.9), and the
+      // answer ends the request stream (RST_STREAM NO_ERROR after it, RFC
+      // 9113 8.1).
+      const waiting = body.waitingSince;
+      if (
+        now >= ctx.bodyDeadline ||
+        (waiting >= 0 && now - waiting >= readTimeoutMs)
+      ) {
+        body.abort(new HttpError(408, "Request body timed out"));
       }
     }
     // No handler running: the table's storage goes back until the next one.
@@ -424,11 +463,14 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
   scheduleFlush(): void {
     if (this.#flushQueued || this.#writing) return;
     this.#flushQueued = true;
-    queueMicrotask(() => {
-      this.#flushQueued = false;
-      this.#flush();
-    });
+    queueMicrotask(this.#flushTask);
   }
+
+  /** The microtask of `scheduleFlush`, made once. */
+  #flushTask = (): void => {
+    this.#flushQueued = false;
+    this.#flush();
+  };
 
   #flush(): void {
     if (this.#writing || this.#closed) return;
@@ -438,7 +480,9 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
     const delivering = this.#framed;
     this.#framed = undefined;
     if (bytes === null) {
-      for (const exchange of delivering ?? []) exchange.complete();
+      if (delivering !== undefined) {
+        for (const exchange of delivering) exchange.complete();
+      }
       // Everything is written: the output buffers go back to the pool.
       this.#h2.releaseOutput();
       const drained = this.#drained;
@@ -509,7 +553,9 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
 
   consume(id: number, n: number): void {
     this.#h2.consume(id, n);
-    this.scheduleFlush();
+    // Most reads reopen no window yet (updates are batched, `flow.ts`):
+    // then there is nothing to write.
+    if (this.#h2.outputLength > 0) this.scheduleFlush();
   }
 
   // ---- events from the connection ----
@@ -581,8 +627,10 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
     const ctx = this.#streams.get(id);
     const body = ctx?.body;
     if (body) body.push(chunk, end, trailers);
-    else if (ctx?.tunnel !== undefined) ctx.tunnel.data(chunk, end);
-    else if (chunk !== null) this.consume(id, chunk.length);
+    else if (ctx?.tunnel !== undefined) {
+      // The tunnel keeps content until the WebSocket reads it.
+      ctx.tunnel.data(chunk === null ? null : chunk.slice(), end);
+    } else if (chunk !== null) this.consume(id, chunk.length);
   }
 
   reset(id: number, code: number): void {
@@ -595,10 +643,10 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
     const ctx = this.#streams.get(id);
     if (ctx === undefined) return;
     ctx.reset = true;
-    const exchange = ctx.req === undefined
-      ? undefined
-      : watchedExchange(ctx.req);
-    if (exchange !== undefined) {
+    if (ctx.req !== undefined) {
+      // Made now if nothing asked yet: a handler that looks at its signal
+      // only after the reset (past an await) must find it aborted.
+      const exchange = exchangeOf(ctx.req);
       exchange.abort();
       exchange.fail(notDelivered(`the stream was reset (${code})`));
     }

@@ -207,11 +207,14 @@ export class FsRoot implements Root {
     const abs = this.#dir + path;
     const stat = await statOrUndefined(abs);
     if (stat === undefined) return undefined;
-    if (stat.isDirectory) return DIRECTORY;
-    if (!stat.isFile) return undefined;
+    if (!stat.isDirectory && !stat.isFile) return undefined;
     const resolved = await Deno.realPath(abs);
-    // Containment: a symlink may not lead outside the root.
+    // Containment: a symlink may not lead outside the root, whatever it
+    // leads to. A directory out there is as absent as a file: else its
+    // redirect to the slash form (301 against 404) tells a client which
+    // directories exist outside the root.
     if (!inside(resolved, real)) return undefined;
+    if (stat.isDirectory) return DIRECTORY;
     const mtimeMs = Math.floor(stat.mtime?.getTime() ?? NaN);
     const entry = this.#index?.get(path);
     const indexed = entry !== undefined && entry.size === stat.size &&

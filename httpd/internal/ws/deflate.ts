@@ -2,7 +2,8 @@
  * The compression of permessage-deflate (RFC 7692 section 7.2) over
  * `node:zlib` raw DEFLATE streams: one compressor and one decompressor per
  * connection, each made on first use, kept across messages unless "no
- * context takeover" was agreed for that direction.
+ * context takeover" was agreed for that direction, or until a block with
+ * BFINAL set ends the peer's DEFLATE stream.
  *
  * @module
  */
@@ -173,7 +174,9 @@ export class MessageDeflater {
 /**
  * Decompresses incoming messages (RFC 7692 section 7.2.2), never producing
  * more than the caller's limit: a small message that inflates to gigabytes
- * is refused after the limit.
+ * is refused after the limit. A message may end the peer's DEFLATE stream
+ * with a block that has BFINAL set (section 7.2.3.4), and more blocks may
+ * follow it; they, and the next messages, are read by a fresh inflater.
  *
  * @example Inflate what zlib compressed
  * ```ts
@@ -188,6 +191,20 @@ export class MessageDeflater {
  * const plain = await inflater.decompress(payload, 1024);
  * inflater.close();
  * assert.equal(new TextDecoder().decode(plain), "Hi");
+ * ```
+ *
+ * @example Inflate the BFINAL example of RFC 7692 section 7.2.3.4, twice
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MessageInflater } from "./deflate.ts";
+ *
+ * const payload = Uint8Array.of(0xf3, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x00);
+ * const inflater = new MessageInflater({ noContextTakeover: false });
+ * for (let i = 0; i < 2; i++) {
+ *   const plain = await inflater.decompress(payload, 1024);
+ *   assert.equal(new TextDecoder().decode(plain), "Hello");
+ * }
+ * inflater.close();
  * ```
  */
 export class MessageInflater {
@@ -216,31 +233,73 @@ export class MessageInflater {
    */
   async decompress(payload: Uint8Array, limit: number): Promise<Uint8Array> {
     if (this.#closed) throw new TypeError("Cannot decompress: closed");
-    let stream = this.#stream;
-    if (stream === undefined) {
-      const zlib = loadedZlib() ?? await loadZlib();
-      if (this.#closed) throw new TypeError("Cannot decompress: closed");
-      stream = this.#stream = zlib.createInflateRaw({
-        // The largest window reads what any smaller window wrote.
-        windowBits: 15,
-        chunkSize: CHUNK_SIZE,
-      });
-      stream.on("error", ignore);
-    }
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    let rest = payload;
     try {
-      const out = await step(stream, [payload, TAIL], limit);
-      if (this.#noContextTakeover) stream.reset();
-      return out;
+      // One turn per DEFLATE stream in the message: most messages are one
+      // turn; each block with BFINAL set (RFC 7692 section 7.2.3.4) ends a
+      // stream and starts another turn.
+      while (true) {
+        const fresh = this.#stream === undefined;
+        const stream = this.#stream ?? await this.#open();
+        const before = stream.bytesWritten;
+        const out = await step(stream, [rest, TAIL], limit - total);
+        parts.push(out);
+        total += out.length;
+        // zlib takes no input past the end of a stream: what it took is the
+        // stream, up to the byte that holds its final block's last bits.
+        const taken = stream.bytesWritten - before;
+        if (taken === rest.length + TAIL.length && !stream.readableEnded) {
+          break; // A sync-flushed message: the stream goes on.
+        }
+        // RFC 7692 section 7.2.1: a block with BFINAL set is padded to a
+        // byte boundary and "the next DEFLATE block follows the padded
+        // data if any", in this message or the next. A finished DEFLATE
+        // stream takes no more blocks (RFC 1951 section 3.2.3), and what
+        // follows begins a new one, with an empty window: the peer closed
+        // its window with its stream, whatever context takeover says.
+        this.#drop();
+        if (fresh && taken === 0) {
+          throw new WebSocketProtocolError(
+            CloseCode.INVALID_PAYLOAD,
+            "Cannot inflate message: empty DEFLATE stream",
+          );
+        }
+        // Only the 4 octets appended above are left (or a part of them): the
+        // peer ended the payload with the final block, without the empty
+        // block section 7.2.1 asks for. Nothing more to read.
+        if (taken >= rest.length) break;
+        rest = rest.subarray(taken);
+      }
+      if (this.#noContextTakeover) this.#stream?.reset();
     } catch (error) {
       // The stream's state is unknown now; the connection is failed anyway.
       this.close();
       throw error;
     }
+    return parts.length === 1 ? parts[0]! : joinChunks(parts, total);
   }
 
   /** Frees zlib's state. */
   close(): void {
     this.#closed = true;
+    this.#drop();
+  }
+
+  async #open(): Promise<Zlib.InflateRaw> {
+    const zlib = loadedZlib() ?? await loadZlib();
+    if (this.#closed) throw new TypeError("Cannot decompress: closed");
+    const stream = this.#stream = zlib.createInflateRaw({
+      // The largest window reads what any smaller window wrote.
+      windowBits: 15,
+      chunkSize: CHUNK_SIZE,
+    });
+    stream.on("error", ignore);
+    return stream;
+  }
+
+  #drop(): void {
     this.#stream?.close();
     this.#stream = undefined;
   }

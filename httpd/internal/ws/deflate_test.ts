@@ -114,3 +114,201 @@ Deno.test("MessageInflater allows exactly the limit", async () => {
     (e: unknown) => e instanceof WebSocketProtocolError && e.code === 1009,
   );
 });
+
+// ---- RFC 7692 sections 7.2.1, 7.2.3.4, 7.2.3.5: blocks with BFINAL set ----
+
+/**
+ * What a peer that flushes with BFINAL sends (RFC 7692 section 7.2.1): a
+ * whole DEFLATE stream (`Z_FINISH`, the last block with BFINAL set), then
+ * the empty stored block's header octet 0x00, the rest of that block being
+ * the 4 octets the sender removes.
+ */
+function peerFinish(text: string): Uint8Array {
+  return Uint8Array.from([...zlib.deflateRawSync(enc.encode(text)), 0x00]);
+}
+
+/**
+ * Two messages of a peer with context takeover that finishes its stream with
+ * the second: a sync-flushed message, then one whose final block may refer
+ * to the first.
+ */
+async function peerKeepThenFinish(
+  first: string,
+  second: string,
+): Promise<[Uint8Array, Uint8Array]> {
+  const stream = zlib.createDeflateRaw();
+  const chunks: Uint8Array[] = [];
+  stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+  const take = () => Uint8Array.from(chunks.splice(0).flatMap((c) => [...c]));
+  stream.write(enc.encode(first));
+  await new Promise<void>((resolve) =>
+    stream.flush(zlib.constants.Z_SYNC_FLUSH, () => resolve())
+  );
+  const m1 = take();
+  const ended = new Promise<void>((resolve) => stream.on("end", resolve));
+  stream.end(enc.encode(second));
+  await ended;
+  return [m1.subarray(0, m1.length - 4), Uint8Array.from([...take(), 0x00])];
+}
+
+/** A final stream as `deflateRawSync` ends it, without the 0x00 octet. */
+function bareFinish(text: string): Uint8Array {
+  return new Uint8Array(zlib.deflateRawSync(enc.encode(text)));
+}
+
+/** The first octet's BFINAL bit (RFC 1951 section 3.2.3). */
+const bfinal = (payload: Uint8Array) => (payload[0]! & 1) === 1;
+
+Deno.test("MessageInflater reads the example of RFC 7692 section 7.2.3.4, then the next message", async () => {
+  const vector = Uint8Array.of(0xf3, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x00);
+  const next = Uint8Array.of(0xf2, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00);
+  for (const noContextTakeover of [false, true]) {
+    const inflater = new MessageInflater({ noContextTakeover });
+    for (const payload of [vector, next, vector, vector, next]) {
+      assert.equal(
+        dec.decode(await inflater.decompress(payload, 100)),
+        "Hello",
+        `noContextTakeover ${noContextTakeover}`,
+      );
+    }
+    inflater.close();
+  }
+});
+
+Deno.test("MessageInflater reads the example of RFC 7692 section 7.2.3.5, two blocks in one message", async () => {
+  const payload = Uint8Array.of(
+    0xf2,
+    0x48,
+    0x05,
+    0x00,
+    0x00,
+    0x00,
+    0xff,
+    0xff,
+    0xca,
+    0xc9,
+    0xc9,
+    0x07,
+    0x00,
+  );
+  const inflater = new MessageInflater({ noContextTakeover: false });
+  assert.equal(dec.decode(await inflater.decompress(payload, 100)), "Hello");
+  inflater.close();
+});
+
+Deno.test("MessageInflater with client_no_context_takeover reads BFINAL messages between others", async () => {
+  const inflater = new MessageInflater({ noContextTakeover: true });
+  const messages: [string, Uint8Array][] = [
+    ["sync", peerCompress("one")],
+    ["final", peerFinish("two two")],
+    ["final without 0x00", bareFinish("three three three")],
+    ["sync after final", peerCompress("four")],
+    ["final", peerFinish("five")],
+    ["final", peerFinish("six")],
+  ];
+  for (const [kind, payload] of messages) {
+    const back = dec.decode(await inflater.decompress(payload, 100));
+    assert.ok(back.length > 0, kind);
+  }
+  inflater.close();
+  const again = new MessageInflater({ noContextTakeover: true });
+  const texts = ["one", "two two", "three three three", "four", "five", "six"];
+  for (const [i, [, payload]] of messages.entries()) {
+    assert.equal(dec.decode(await again.decompress(payload, 100)), texts[i]);
+  }
+  again.close();
+});
+
+Deno.test("MessageInflater with context takeover: a BFINAL block ends the window, the next stream keeps its own", async () => {
+  const first = Array.from({ length: 40 }, (_, i) => `w${i * 7919 % 1000}`)
+    .join(" ");
+  const inflater = new MessageInflater({ noContextTakeover: false });
+  // The peer finishes its stream; the final block refers to its window.
+  const [m1, finish] = await peerKeepThenFinish(first, first + "!");
+  assert.ok(bfinal(finish), "one block, with BFINAL set");
+  assert.ok(finish.length < first.length / 2, "refers to the first message");
+  assert.equal(dec.decode(await inflater.decompress(m1, 1000)), first);
+  assert.equal(
+    dec.decode(await inflater.decompress(finish, 1000)),
+    first + "!",
+  );
+  // A finished stream is closed for good: the peer starts a new one, with an
+  // empty window, and keeps that one's context from then on.
+  const next = new MessageDeflater({
+    windowBits: 15,
+    noContextTakeover: false,
+  });
+  const third = "a third message, which the fourth repeats";
+  const m3 = await next.compress(enc.encode(third));
+  const m4 = await next.compress(enc.encode(third));
+  assert.ok(m4.length < m3.length / 2, "the fourth refers to the third");
+  assert.equal(dec.decode(await inflater.decompress(m3, 1000)), third);
+  assert.equal(dec.decode(await inflater.decompress(m4, 1000)), third);
+  next.close();
+  inflater.close();
+});
+
+Deno.test("MessageInflater refuses with 1007 a reference to the window a BFINAL block closed", async () => {
+  const text = "a message that repeats, a message that repeats";
+  const inflater = new MessageInflater({ noContextTakeover: false });
+  const peer = new MessageDeflater({
+    windowBits: 15,
+    noContextTakeover: false,
+  });
+  await inflater.decompress(await peer.compress(enc.encode(text)), 1000);
+  await inflater.decompress(peerFinish("end"), 1000);
+  // This peer did not reset after finishing: it refers to the first message.
+  await assert.rejects(
+    inflater.decompress(await peer.compress(enc.encode(text)), 1000),
+    (e: unknown) => e instanceof WebSocketProtocolError && e.code === 1007,
+  );
+  peer.close();
+});
+
+Deno.test("MessageInflater reads every block after a BFINAL one in the same message (RFC 7692 section 7.2.1)", async () => {
+  for (const noContextTakeover of [false, true]) {
+    const inflater = new MessageInflater({ noContextTakeover });
+    // A finished stream, then a sync-flushed one, then another finished one.
+    const payload = Uint8Array.from([
+      ...bareFinish("Hello, "),
+      ...zlib.deflateRawSync(enc.encode("World"), SYNC),
+      ...peerFinish("!"),
+    ]);
+    assert.equal(
+      dec.decode(await inflater.decompress(payload, 100)),
+      "Hello, World!",
+    );
+    assert.equal(
+      dec.decode(await inflater.decompress(peerCompress("next"), 100)),
+      "next",
+    );
+    inflater.close();
+  }
+});
+
+Deno.test("MessageInflater counts every stream of a message against the limit", async () => {
+  const inflater = new MessageInflater({ noContextTakeover: false });
+  const payload = Uint8Array.from([
+    ...bareFinish("x".repeat(600)),
+    ...peerFinish("y".repeat(600)),
+  ]);
+  await assert.rejects(
+    inflater.decompress(payload, 1000),
+    (e: unknown) => e instanceof WebSocketProtocolError && e.code === 1009,
+  );
+});
+
+Deno.test("MessageInflater reads large BFINAL messages, several output chunks each", async () => {
+  const inflater = new MessageInflater({ noContextTakeover: false });
+  const big = new Uint8Array(200_000).map((_, i) => (i * 31) % 253);
+  for (let round = 0; round < 3; round++) {
+    const payload = Uint8Array.from([...zlib.deflateRawSync(big), 0x00]);
+    assert.deepEqual(await inflater.decompress(payload, 1 << 20), big);
+    const after = zlib.deflateRawSync(big, SYNC);
+    assert.deepEqual(
+      await inflater.decompress(after.subarray(0, after.length - 4), 1 << 20),
+      big,
+    );
+  }
+  inflater.close();
+});
