@@ -122,6 +122,7 @@ export {
   setSignedCookie,
 } from "./signed_cookies.ts";
 export {
+  type Http3ServerOptions,
   type ListenAddress,
   type ListenerOptions,
   type PlainHttpMode,

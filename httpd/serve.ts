@@ -14,6 +14,7 @@ import { composeFilters, Filter, type FilterFunction } from "./filter.ts";
 import type { ServerLimits } from "./limits.ts";
 import type { Request } from "./request.ts";
 import {
+  type Http3ServerOptions,
   type ListenAddress,
   type ProxyProtocolOption,
   Server,
@@ -67,6 +68,12 @@ export interface ServeBaseOptions {
   buildInfo?: BuildInfo;
   /** Accept HTTP/2 (TLS ALPN `h2` and plaintext prior knowledge). Default `true`. */
   http2?: boolean;
+  /**
+   * Serve HTTP/3 over QUIC too, on the HTTPS port number over UDP (or
+   * `port`), advertised by `Alt-Svc`; needs `cert`/`key` and Deno's
+   * `--unstable-net` (see `ServerOptions.http3`). Default `false`.
+   */
+  http3?: boolean | Http3ServerOptions;
   /** Run handlers inside a `RequestContext`. Default `false`. */
   requestContext?: boolean;
   /**
@@ -320,6 +327,7 @@ function serverOptions(
     limits: options.limits,
     buildInfo: options.buildInfo,
     http2: options.http2,
+    http3: options.http3,
     requestContext: options.requestContext,
     proxyProtocol: options.proxyProtocol,
     tracing: options.tracing,

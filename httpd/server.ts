@@ -8,6 +8,8 @@ import { BuildInfo } from "./build_info.ts";
 import type { Handler } from "./handler.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./limits.ts";
 import type { Request } from "./request.ts";
+import { Response } from "./response.ts";
+import type { Http3Listener } from "./internal/h3/listen.ts";
 import { logFailure } from "./internal/error_response.ts";
 import type { DispatchContext } from "./internal/dispatch.ts";
 import { tracingFor } from "./internal/otel/tracing.ts";
@@ -249,7 +251,25 @@ export interface ServerOptions extends ListenerOptions {
    * registers later; `false` never traces.
    */
   tracing?: boolean;
+  /**
+   * Serve HTTP/3 (RFC 9114) over QUIC as well, on the UDP port of the
+   * first HTTPS listener (or `port`), with the same certificate, handler and
+   * limits; HTTPS answers then carry `Alt-Svc: h3=":PORT"; ma=86400`, which
+   * browsers follow. Needs Deno's `--unstable-net` (QUIC is unstable in
+   * Deno 2.9): without it the constructor throws a `TypeError` naming the
+   * flag. Default `false`: nothing of HTTP/3 is loaded.
+   */
+  http3?: boolean | Http3ServerOptions;
 }
+
+/** Options of {@linkcode ServerOptions.http3}. */
+export interface Http3ServerOptions {
+  /** The UDP port. Default: the first HTTPS listener's TCP port. */
+  port?: number;
+}
+
+/** How long clients may remember the HTTP/3 endpoint (`Alt-Svc` `ma`, seconds): a day, as Caddy and nginx send. */
+const ALT_SVC_MAX_AGE = 86_400;
 
 /**
  * An HTTP/1.1 and HTTP/2 server over raw `Deno.listen` / `Deno.listenTls`
@@ -292,6 +312,10 @@ export class Server implements AsyncDisposable {
   #rejected = 0;
   #finished = Promise.withResolvers<void>();
   #onAbort = (): void => void this.stop();
+  /** The HTTP/3 listener, once bound. */
+  #h3: Http3Listener | undefined;
+  /** The `Alt-Svc` value HTTPS answers carry once HTTP/3 is bound. */
+  #altSvc: string | undefined;
 
   /**
    * Creates a server; nothing listens until {@linkcode Server.start}.
@@ -307,6 +331,7 @@ export class Server implements AsyncDisposable {
     }
     this.#specs = listenerSpecs(options);
     this.#options = options;
+    if (options.http3) checkHttp3(this.#specs);
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isFinite(value) || value < 0) {
@@ -319,7 +344,9 @@ export class Server implements AsyncDisposable {
     const serverHeader = (options.buildInfo ?? BuildInfo.current())
       .serverHeader;
     this.#context = {
-      handler: options.handler,
+      handler: options.http3
+        ? this.#advertised(options.handler)
+        : options.handler,
       limits,
       serverHeader,
       requestContext: options.requestContext ?? false,
@@ -390,7 +417,16 @@ export class Server implements AsyncDisposable {
    * ```
    */
   get connections(): number {
-    return this.#connections.size + this.#detecting.size;
+    return this.#connections.size + this.#detecting.size +
+      (this.#h3?.connections ?? 0);
+  }
+
+  /**
+   * The UDP address HTTP/3 is served on, once bound (see
+   * {@linkcode ServerOptions.http3}); `undefined` otherwise.
+   */
+  get http3Address(): Deno.NetAddr | undefined {
+    return this.#h3?.addr;
   }
 
   /**
@@ -444,13 +480,60 @@ export class Server implements AsyncDisposable {
     const bound = listenersBound(this.#listeners);
     if (bound === undefined) {
       this.#serve();
-      return Promise.resolve();
+      return this.#options.http3 ? this.#startHttp3() : Promise.resolve();
     }
-    return bound.then(() => this.#serve(), (error) => {
+    return bound.then(() => {
+      this.#serve();
+      return this.#options.http3 ? this.#startHttp3() : undefined;
+    }, (error) => {
       this.#listeners = [];
       this.#starting = undefined;
       throw error;
     });
+  }
+
+  /**
+   * Binds HTTP/3 beside the first HTTPS listener. Its code is loaded only
+   * now: a server without HTTP/3 never imports it.
+   */
+  async #startHttp3(): Promise<void> {
+    const option = this.#options.http3;
+    const tls = this.#listeners.find((open) => open.spec.tls)!;
+    const address = tls.address as { hostname: string; port: number };
+    const { startHttp3 } = await import("./internal/h3/listen.ts");
+    if (this.#stopping) return;
+    const h3 = startHttp3(this.#context, {
+      hostname: address.hostname,
+      port: (typeof option === "object" ? option.port : undefined) ??
+        address.port,
+      cert: tls.spec.tls!.cert,
+      key: tls.spec.tls!.key,
+    });
+    this.#h3 = h3;
+    this.#altSvc = `h3=":${h3.addr.port}"; ma=${ALT_SVC_MAX_AGE}`;
+  }
+
+  /**
+   * Wraps the handler so that HTTPS answers over HTTP/1.1 and HTTP/2 name
+   * the HTTP/3 endpoint (RFC 7838 `Alt-Svc`, RFC 9114 section 3.1.1), once
+   * it is bound, unless the handler set the field.
+   */
+  #advertised(handler: Handler): Handler {
+    const advertise = (res: Response): Response => {
+      const value = this.#altSvc;
+      if (
+        value !== undefined && res instanceof Response &&
+        !res.headers.has("alt-svc")
+      ) {
+        res.headers.set("alt-svc", value);
+      }
+      return res;
+    };
+    return (req) => {
+      const res = handler(req);
+      if (!req.secure || req.protocol === "HTTP/3") return res;
+      return res instanceof Promise ? res.then(advertise) : advertise(res);
+    };
   }
 
   /** Starts accepting on every listener, once all are bound. */
@@ -563,6 +646,8 @@ export class Server implements AsyncDisposable {
     this.#specs = this.#specs.map((spec) =>
       spec.tls ? { ...spec, tls: { ...spec.tls, ...pem } } : spec
     );
+    // New QUIC handshakes get the new pair on the same UDP port.
+    this.#h3?.setCertificate(pem.cert, pem.key);
   }
 
   /** Puts `next` where `old` was in the list of listeners. */
@@ -648,7 +733,14 @@ export class Server implements AsyncDisposable {
     await Promise.allSettled(this.#pending.snapshot());
     const open = this.#connections.snapshot();
     for (const conn of open) conn.shutdown();
-    const all = Promise.allSettled(open.map((c) => c.closed));
+    // HTTP/3: GOAWAY to every connection, which then finish like the
+    // others (its own stop closes the endpoint once they did, or at the
+    // same deadline).
+    const h3 = this.#h3;
+    const all = Promise.allSettled([
+      ...open.map((c) => c.closed),
+      ...(h3 === undefined ? [] : [h3.stop(true)]),
+    ]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, this.#context.limits.gracefulStopMs);
@@ -656,6 +748,7 @@ export class Server implements AsyncDisposable {
     await Promise.race([all, grace]);
     clearTimeout(timer);
     for (const conn of this.#connections.snapshot()) conn.close();
+    h3?.close();
     await all;
   }
 
@@ -904,6 +997,23 @@ function proxiedInfo(
     remoteAddr: client,
     defaultAuthority,
   };
+}
+
+/**
+ * HTTP/3 needs an HTTPS listener for its port and certificate, and Deno's
+ * QUIC API, which Deno 2.9 offers only with `--unstable-net`.
+ */
+function checkHttp3(specs: readonly ListenerSpec[]): void {
+  if (!specs.some((spec) => spec.tls !== undefined)) {
+    throw new TypeError(
+      "Cannot serve HTTP/3: it needs an HTTPS listener (tls) for its certificate and port",
+    );
+  }
+  if (typeof (Deno as { QuicEndpoint?: unknown }).QuicEndpoint !== "function") {
+    throw new TypeError(
+      "Cannot serve HTTP/3: Deno's QUIC API needs the --unstable-net flag (deno run --unstable-net ...)",
+    );
+  }
 }
 
 function close(conn: Conn): void {
