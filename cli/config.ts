@@ -16,6 +16,7 @@ import { parseServeArgs } from "./internal/args.ts";
 import type { EnvReader } from "./internal/merge.ts";
 import { resolveServeConfig } from "./internal/resolve.ts";
 
+export type { EnvReader } from "./internal/merge.ts";
 export {
   DEFAULT_BIND,
   DEFAULT_GZIP,
@@ -23,8 +24,7 @@ export {
   DEFAULT_PORT,
   DEFAULT_READY_DRAIN_DELAY_MS,
   DEFAULT_RUN_PORT,
-  type EnvReader,
-} from "./internal/merge.ts";
+} from "./internal/settings.ts";
 
 /** A PEM certificate chain and key, with the files they came from. */
 export interface TlsFiles {
@@ -132,6 +132,12 @@ export interface ServeConfig {
    */
   drainTimeoutMs: number;
   /**
+   * The largest request body a handler may read, in bytes; a larger one is
+   * answered 413 (`--max-body-size`, `limits.max-body-size`,
+   * `SERVICE_MAX_BODY_SIZE`). Absent: the server's default, 1 MiB.
+   */
+  maxBodyBytes?: number;
+  /**
    * How long a stop keeps serving, with the readiness path answering 503,
    * before it closes the listener and starts the drain
    * (`--drain-delay`, `server.drain-delay`, `SERVICE_DRAIN_DELAY`), in
@@ -207,7 +213,9 @@ export interface LoadOptions {
  * @param args The arguments after `serve`.
  * @param options Environment and working directory.
  * @returns The checked configuration.
- * @throws {UsageError} For the first mistake, naming its flag or key.
+ * @throws {UsageError} For a mistake, naming its flag, variable or key;
+ * for the environment and the YAML file, every mistake they hold (see
+ * {@linkcode UsageError.problems}).
  * @throws {YamlSyntaxError} When the YAML file cannot be parsed.
  *
  * @example Flags beat the defaults

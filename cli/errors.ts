@@ -43,6 +43,21 @@ export interface UsageErrorOptions {
 }
 
 /**
+ * Joins mistakes found together (every mistake of a YAML file) into one
+ * error to throw: the first one when it is alone, else the first one
+ * carrying all of them in `problems`.
+ */
+function gather<E extends { problems: readonly E[] }>(
+  problems: readonly E[],
+  copy: (first: E, all: readonly E[]) => E,
+): E {
+  if (problems.length === 0) {
+    throw new RangeError("Cannot gather mistakes: there are none");
+  }
+  return problems.length === 1 ? problems[0]! : copy(problems[0]!, problems);
+}
+
+/**
  * A mistake in the command line, the environment or the YAML file. The
  * launcher prints {@linkcode UsageError.line} on standard error and exits
  * with status {@linkcode UsageError.exitCode} (2).
@@ -67,6 +82,7 @@ export class UsageError extends Error {
   readonly position: SourcePosition | undefined;
   /** The process exit status for a usage mistake. */
   readonly exitCode: number = 2;
+  #problems: readonly UsageError[] = [this];
 
   /**
    * Creates a usage error.
@@ -89,9 +105,54 @@ export class UsageError extends Error {
     this.position = options?.position;
   }
 
-  /** The one line written to standard error. */
+  /**
+   * Every mistake this error reports, in order: itself alone, or, for a
+   * YAML file with several mistakes, each of them (this error then has the
+   * first one's code, message and position). See {@linkcode UsageError.all}.
+   */
+  get problems(): readonly UsageError[] {
+    return this.#problems;
+  }
+
+  /**
+   * Reports several mistakes at once: the first one when it is alone, else
+   * an error with the first one's code, message and position whose
+   * {@linkcode UsageError.line} has one line per mistake.
+   *
+   * @param problems The mistakes, in the order they are written.
+   * @returns The error to throw.
+   * @throws {RangeError} When `problems` is empty.
+   *
+   * @example Two mistakes of one file
+   * ```ts
+   * import { UsageError } from "@org/httpd-cli";
+   * import assert from "node:assert/strict";
+   *
+   * const at = (line: number) => ({ position: { file: "site.yaml", line, column: 3 } });
+   * const error = UsageError.all([
+   *   new UsageError("unknown-key", 'Unknown key "server.prot"', at(2)),
+   *   new UsageError("wrong-type", "Cannot use static.gzip: expected true or false", at(4)),
+   * ]);
+   * assert.equal(error.problems.length, 2);
+   * assert.equal(error.line.split("\n").length, 2);
+   * assert.equal(error.position?.line, 2);
+   * ```
+   */
+  static all(problems: readonly UsageError[]): UsageError {
+    return gather(problems, (first, all) => {
+      const error = new UsageError(first.code, first.message, {
+        ...(first.position ? { position: first.position } : {}),
+        cause: first.cause,
+      });
+      error.#problems = all;
+      return error;
+    });
+  }
+
+  /** What is written to standard error: one line per mistake. */
   get line(): string {
-    return formatLine(this.message, this.position);
+    return this.problems.map((p) => formatLine(p.message, p.position))
+      .join("\n");
   }
 }
 
@@ -119,6 +180,11 @@ export interface ListenAddress {
   hostname: string;
   /** The TCP port. */
   port: number;
+  /**
+   * The flag that chose the port, such as `--port`: a port in use names it
+   * in the likely fix.
+   */
+  setting?: string;
 }
 
 /** Why the server could not listen. */
@@ -142,9 +208,14 @@ export type ListenErrorCode =
  * const error = ListenError.from(new Deno.errors.AddrInUse("in use"), {
  *   hostname: "127.0.0.1",
  *   port: 8080,
+ *   setting: "--port",
  * });
  * assert.equal(error.code, "addr-in-use");
- * assert.equal(error.line, "httpd-cli: Cannot listen on 127.0.0.1:8080: address already in use");
+ * assert.equal(
+ *   error.line,
+ *   "httpd-cli: Cannot listen on 127.0.0.1:8080: address already in use; " +
+ *     "stop the process listening there, or choose another port with --port (0 picks a free one)",
+ * );
  * ```
  */
 export class ListenError extends Error {
@@ -213,15 +284,15 @@ export class ListenError extends Error {
     address: ListenAddress | string,
     port?: number,
   ): ListenError {
-    const { hostname, port: number } = typeof address === "string"
-      ? { hostname: address, port: port! }
+    const { hostname, port: number, setting } = typeof address === "string"
+      ? { hostname: address, port: port!, setting: undefined }
       : address;
     const where = `${
       hostname.includes(":") ? `[${hostname}]` : hostname
     }:${number}`;
     const [code, reason]: [ListenErrorCode, string] =
       error instanceof Deno.errors.AddrInUse
-        ? ["addr-in-use", "address already in use"]
+        ? ["addr-in-use", `address already in use; ${inUseFix(setting)}`]
         : error instanceof Deno.errors.AddrNotAvailable
         ? ["addr-not-available", "address not available on this machine"]
         : error instanceof Deno.errors.PermissionDenied
@@ -238,10 +309,17 @@ export class ListenError extends Error {
   }
 }
 
+/** The likely fix of a port in use. */
+function inUseFix(setting: string | undefined): string {
+  return `stop the process listening there, or choose another port${
+    setting ? ` with ${setting}` : ""
+  } (0 picks a free one)`;
+}
+
 /**
- * A YAML configuration file that cannot be parsed, with the position of the
- * first error. The launcher prints {@linkcode YamlSyntaxError.line} and exits
- * with status 2, like a {@linkcode UsageError}.
+ * A YAML configuration file that cannot be parsed, with the position of
+ * each error. The launcher prints {@linkcode YamlSyntaxError.line} and
+ * exits with status 2, like a {@linkcode UsageError}.
  *
  * @example Positions are 1-based
  * ```ts
@@ -265,6 +343,7 @@ export class YamlSyntaxError extends SyntaxError {
   readonly code = "yaml-syntax" as const;
   /** The process exit status for a usage mistake. */
   readonly exitCode: number = 2;
+  #problems: readonly YamlSyntaxError[] = [this];
 
   /**
    * Creates a YAML syntax error.
@@ -278,9 +357,47 @@ export class YamlSyntaxError extends SyntaxError {
     this.position = position;
   }
 
-  /** The one line written to standard error. */
+  /**
+   * Every syntax error of the file, in order: itself alone, or each of
+   * them (see {@linkcode YamlSyntaxError.all}).
+   */
+  get problems(): readonly YamlSyntaxError[] {
+    return this.#problems;
+  }
+
+  /**
+   * Reports several syntax errors at once, as {@linkcode UsageError.all}
+   * does.
+   *
+   * @param problems The errors, in the order of the file.
+   * @returns The first one when it is alone, else one that lists them all.
+   * @throws {RangeError} When `problems` is empty.
+   *
+   * @example Two duplicate keys
+   * ```ts
+   * import { YamlSyntaxError } from "@org/httpd-cli";
+   * import assert from "node:assert/strict";
+   *
+   * const at = (line: number) => ({ file: "site.yaml", line, column: 3 });
+   * const error = YamlSyntaxError.all([
+   *   new YamlSyntaxError("Cannot parse the YAML file: Map keys must be unique", at(3)),
+   *   new YamlSyntaxError("Cannot parse the YAML file: Map keys must be unique", at(4)),
+   * ]);
+   * assert.match(error.line, /^httpd-cli: site\.yaml:3:3: .*\nhttpd-cli: site\.yaml:4:3: /);
+   * ```
+   */
+  static all(problems: readonly YamlSyntaxError[]): YamlSyntaxError {
+    return gather(problems, (first, all) => {
+      const error = new YamlSyntaxError(first.message, first.position);
+      error.#problems = all;
+      return error;
+    });
+  }
+
+  /** What is written to standard error: one line per syntax error. */
   get line(): string {
-    return formatLine(this.message, this.position);
+    return this.problems.map((p) => formatLine(p.message, p.position))
+      .join("\n");
   }
 }
 

@@ -13,7 +13,7 @@ import {
   YamlSyntaxError,
 } from "./errors.ts";
 import { logs } from "./internal/log_level.ts";
-import { type FlagValues, parseServeArgs } from "./internal/args.ts";
+import { type CommandLine, parseServeArgs } from "./internal/args.ts";
 import {
   callOnListen,
   loadApp,
@@ -27,6 +27,7 @@ import { openSiteAuth, type SiteAuth } from "./internal/auth/site_auth.ts";
 import { processMetrics } from "./internal/server_metrics.ts";
 import { type SideServers, startSideServers } from "./internal/side_servers.ts";
 import { watchTls } from "./internal/tls_reload.ts";
+import { buildLine } from "./internal/build_line.ts";
 import { formatDuration } from "./internal/duration.ts";
 import { startServer, usesNodeTls } from "./internal/start_server.ts";
 import { Readiness } from "./internal/probes.ts";
@@ -80,7 +81,7 @@ export interface LaunchCommand {
   /** The word after `httpd-cli`, given again when the launcher relaunches itself. */
   name: "serve" | "run";
   /** Parses the arguments after the word. */
-  parse(args: readonly string[]): FlagValues;
+  parse(args: readonly string[]): CommandLine;
   /** The text of `--help`. */
   help: string;
 }
@@ -207,6 +208,7 @@ export async function launch(
   if (info) {
     for (const url of urls) out(`Listening on ${url}`);
     for (const line of running.lines) out(line);
+    out(buildLine());
     if (config.workers > 1) out(`Serving with ${config.workers} workers`);
   }
   running.openLogs();
@@ -514,7 +516,8 @@ function report(error: unknown, err: LineWriter): number {
     error instanceof UsageError || error instanceof YamlSyntaxError ||
     error instanceof ListenError || error instanceof ModuleError
   ) {
-    err(error.line);
+    // One line per mistake (a YAML file may hold several).
+    for (const line of error.line.split("\n")) err(line);
     return error.exitCode;
   }
   throw error;

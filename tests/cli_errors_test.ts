@@ -162,6 +162,35 @@ const CASES: BadCase[] = [
     line: /site\.yaml:2:\d+: Cannot use static\.cache-control/,
   },
   {
+    name: "a number where the directory goes",
+    args: ["8000"],
+    code: 2,
+    line:
+      /Cannot use argument "8000": ".*8000" is not a directory; did you mean --port 8000\?$/,
+  },
+  {
+    name: "a value for a flag that takes none",
+    args: ["--dir-listing=false"],
+    code: 2,
+    line:
+      /Cannot use --dir-listing: it takes no value, got "false" \(write --no-dir-listing\)$/,
+  },
+  {
+    name: "a bad environment variable",
+    args: [],
+    env: { SERVICE_PORT: "http" },
+    code: 2,
+    line:
+      /Cannot use SERVICE_PORT "http": expected an integer from 0 to 65535$/,
+  },
+  {
+    name: "a section's key at the top level",
+    args: [],
+    yaml: "port: 8080\n",
+    code: 2,
+    line: /site\.yaml:1:1: Unknown key "port": did you mean "server\.port"\?$/,
+  },
+  {
     name: "YAML missing root",
     args: [],
     yaml: "\n\nstatic:\n  root: nowhere\n",
@@ -198,6 +227,29 @@ Deno.test("serve exits 2 with one line naming the flag or key for every mistake"
   }
 });
 
+Deno.test("serve lists every mistake of the YAML file, one line each, and exits 2", async () => {
+  const root = await makeSite({
+    "index.html": "<h1>home</h1>",
+    "site.yaml":
+      "port: 8080\nserver:\n  prot: 1\nstatic:\n  gzip: yes\nlogging:\n  level: loud\n",
+  });
+  try {
+    const result = await runCli(["serve", "--config", "site.yaml"], {
+      cwd: root,
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stdout, "");
+    assert.deepEqual(result.stderr.trimEnd().split("\n"), [
+      'httpd-cli: site.yaml:1:1: Unknown key "port": did you mean "server.port"?',
+      'httpd-cli: site.yaml:3:3: Unknown key "server.prot": did you mean "server.port"?',
+      'httpd-cli: site.yaml:5:9: Cannot use static.gzip: expected true or false, got "yes"',
+      'httpd-cli: site.yaml:7:10: Cannot use logging.level "loud": expected one of debug, info, warn, error, off',
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("serve exits 1 naming the address when the port is in use", async () => {
   const root = await makeSite({ "index.html": "<h1>home</h1>" });
   using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -215,7 +267,8 @@ Deno.test("serve exits 1 naming the address when the port is in use", async () =
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr.trim(),
-      `httpd-cli: Cannot listen on 127.0.0.1:${port}: address already in use`,
+      `httpd-cli: Cannot listen on 127.0.0.1:${port}: address already in use; ` +
+        "stop the process listening there, or choose another port with --port (0 picks a free one)",
     );
   } finally {
     await Deno.remove(root, { recursive: true });

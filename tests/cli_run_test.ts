@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { BuildInfo } from "@org/httpd";
-import { DEFAULT_RUN_PORT } from "@org/httpd-cli";
+import { DEFAULT_RUN_PORT, runModule } from "@org/httpd-cli";
 import { parseRunArgs } from "../cli/internal/args.ts";
 import { resolveServeConfig } from "../cli/internal/resolve.ts";
 import { type CliResult, get, REPO_ROOT, runCli } from "./cli_launcher.ts";
@@ -287,6 +287,33 @@ function rawGet(
     req.end();
   });
 }
+
+Deno.test("run --max-body-size answers 413 to a larger body the module reads", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_run_body_" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/main.ts`,
+      "export default { fetch: async (req: Request) => new Response(String((await req.text()).length)) };",
+    );
+    const stop = new AbortController();
+    const listening = Promise.withResolvers<string>();
+    const status = runModule(["./main.ts", ...LOCAL, "--max-body-size", "1k"], {
+      cwd: dir,
+      signal: stop.signal,
+      stdout: () => {},
+      onListening: (urls) => listening.resolve(urls[0]!),
+    });
+    const url = await listening.promise;
+    const small = await get(url, { method: "POST", body: "x".repeat(1024) });
+    assert.deepEqual([small.res.status, small.body], [200, "1024"]);
+    const large = await get(url, { method: "POST", body: "x".repeat(1025) });
+    assert.equal(large.res.status, 413);
+    stop.abort();
+    assert.equal(await status, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 Deno.test("run puts CORS, headers and Basic authentication in front of the module", async () => {
   await using cli = await run([

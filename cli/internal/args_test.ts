@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../errors.ts";
-import { parseServeArgs } from "./args.ts";
+import { type CommandLine, parseRunArgs, parseServeArgs } from "./args.ts";
 
 function rejects(args: string[], code: string, mention: RegExp): void {
   assert.throws(() => parseServeArgs(args), (error: unknown) => {
@@ -12,14 +12,21 @@ function rejects(args: string[], code: string, mention: RegExp): void {
   });
 }
 
-Deno.test("parseServeArgs() reads every flag of the seed", () => {
-  const flags = parseServeArgs([
+/** The flag values of a command line, without their origins. */
+function values(line: CommandLine): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(line.values).map(([id, found]) => [id, found.value]),
+  );
+}
+
+Deno.test("parseServeArgs() reads flags into the settings they name", () => {
+  const line = parseServeArgs([
     "--config=site.yaml",
     "--root",
     "www",
-    "--port",
+    "-p",
     "9090",
-    "--bind",
+    "-b",
     "127.0.0.1",
     "--fallback",
     "404.html",
@@ -37,7 +44,7 @@ Deno.test("parseServeArgs() reads every flag of the seed", () => {
     "--workers",
     "3",
   ]);
-  assert.deepEqual(flags, {
+  assert.deepEqual(values(line), {
     config: "site.yaml",
     root: "www",
     port: 9090,
@@ -50,18 +57,48 @@ Deno.test("parseServeArgs() reads every flag of the seed", () => {
     tlsCert: "c.pem",
     tlsKey: "k.pem",
     workers: 3,
-    immutable: [],
-    auth: [],
-    help: false,
-    version: false,
+  });
+  assert.deepEqual(line.values.port?.origin, {
+    source: "flag",
+    name: "--port",
+  });
+  assert.deepEqual(line.values.gzip?.origin, {
+    source: "flag",
+    name: "--no-gzip",
   });
 });
 
-Deno.test("parseServeArgs() lets a later boolean flag win", () => {
-  assert.equal(parseServeArgs(["--gzip", "--no-gzip"]).gzip, false);
-  assert.equal(parseServeArgs(["--no-gzip", "--gzip"]).gzip, true);
-  assert.equal(parseServeArgs(["--no-access-log"]).accessLog, false);
-  assert.equal(parseServeArgs([]).gzip, undefined);
+Deno.test("parseServeArgs() lets a later flag win and a repeatable one add up", () => {
+  assert.equal(
+    parseServeArgs(["--gzip", "--no-gzip"]).values.gzip?.value,
+    false,
+  );
+  assert.equal(
+    parseServeArgs(["--no-gzip", "--gzip"]).values.gzip?.value,
+    true,
+  );
+  assert.equal(parseServeArgs(["-p", "1", "-p", "2"]).values.port?.value, 2);
+  assert.equal(parseServeArgs([]).values.gzip, undefined);
+  assert.deepEqual(
+    parseServeArgs(["--header", "X-A=1", "--header", "x-a=2"]).values.headers
+      ?.value,
+    [["x-a", "2"]],
+  );
+  assert.deepEqual(
+    parseServeArgs(["--auth", "a:1", "--auth", "b:2"]).values.authUsers?.value,
+    [{ user: "a", password: "1" }, { user: "b", password: "2" }],
+  );
+  // --no-fallback, then a fallback again: the later one.
+  assert.equal(
+    parseServeArgs(["--no-fallback", "--fallback", "x.html"]).values.fallback
+      ?.value,
+    "x.html",
+  );
+  assert.equal(
+    parseServeArgs(["--fallback", "x.html", "--no-fallback"]).values.fallback
+      ?.value,
+    false,
+  );
 });
 
 Deno.test("parseServeArgs() reads -h, --help, -V and --version", () => {
@@ -71,16 +108,18 @@ Deno.test("parseServeArgs() reads -h, --help, -V and --version", () => {
   assert.equal(parseServeArgs(["--version"]).version, true);
 });
 
-Deno.test("parseServeArgs() takes one positional directory as the root", () => {
-  assert.equal(parseServeArgs(["site"]).root, "site");
+Deno.test("parseServeArgs() takes one argument as the root, -d as --root", () => {
+  assert.deepEqual(parseServeArgs(["site"]).values.root, {
+    value: "site",
+    origin: { source: "argument", name: 'argument "site"' },
+  });
+  assert.equal(parseServeArgs(["-d", "www"]).values.root?.value, "www");
   rejects(["a", "b"], "unexpected-argument", /"b"/);
-  rejects(["a", "--root", "b"], "conflict", /--root/);
-});
-
-Deno.test("parseServeArgs() accepts --workers auto and port 0", () => {
-  assert.equal(parseServeArgs(["--workers", "auto"]).workers, "auto");
-  assert.equal(parseServeArgs(["--port", "0"]).port, 0);
-  assert.equal(parseServeArgs(["--port", "65535"]).port, 65535);
+  rejects(
+    ["a", "--root", "b"],
+    "conflict",
+    /argument "a" together with --root/,
+  );
 });
 
 Deno.test("parseServeArgs() suggests the closest flag for an unknown one", () => {
@@ -95,236 +134,134 @@ Deno.test("parseServeArgs() suggests the closest flag for an unknown one", () =>
   rejects(["--constructor"], "unknown-flag", /"--constructor"/);
 });
 
-Deno.test("parseServeArgs() names the flag of a wrong value", () => {
+Deno.test("parseServeArgs() names the flag of a missing or misplaced value", () => {
   const cases: [string[], string, RegExp][] = [
-    [["--port", "abc"], "wrong-type", /--port "abc".*0 to 65535/],
-    [["--port", "-1"], "missing-value", /--port/],
-    [["--port", "65536"], "out-of-range", /--port "65536"/],
-    [["--port", "8.5"], "wrong-type", /--port "8.5"/],
-    [["--port"], "missing-value", /--port/],
+    [
+      ["--port", "-1"],
+      "missing-value",
+      /--port: expected a value N \(write --port=-1/,
+    ],
+    [["--port"], "missing-value", /^Cannot use --port: expected a value N$/],
     [["--root", "--gzip"], "missing-value", /--root/],
-    [["--gzip=yes"], "unexpected-value", /--gzip.*"yes"/],
-    [["--header", "X-A"], "bad-header", /--header "X-A".*KEY=VALUE/],
-    [["--header", "=v"], "bad-header", /--header "=v"/],
-    [["--header", "X A=v"], "bad-header", /not a valid header name/],
-    [["--header", "X-A=a\nb"], "bad-header", /line break/],
-    [["--workers", "0"], "bad-workers", /--workers "0"/],
-    [["--workers", "many"], "bad-workers", /--workers "many"/],
-    [["--workers", "100000"], "bad-workers", /--workers "100000"/],
-    [["--bind", ""], "wrong-type", /--bind/],
-    [["--cache-control", "a\r\nb"], "wrong-type", /--cache-control/],
-  ];
-  for (const [args, code, mention] of cases) rejects(args, code, mention);
-});
-
-Deno.test("parseServeArgs() reads --metrics as /metrics and --metrics=PATH as PATH", () => {
-  assert.equal(parseServeArgs([]).metrics, undefined);
-  assert.equal(parseServeArgs(["--metrics"]).metrics, "/metrics");
-  assert.equal(parseServeArgs(["--metrics=/ops/m"]).metrics, "/ops/m");
-});
-
-Deno.test("parseServeArgs() leaves the word after a bare --metrics as the root", () => {
-  const flags = parseServeArgs(["--metrics", "www"]);
-  assert.equal(flags.metrics, "/metrics");
-  assert.equal(flags.root, "www");
-});
-
-Deno.test("parseServeArgs() rejects a --metrics path that is not absolute or is only /", () => {
-  for (const value of ["nope", "", "/", "/m/", "/a b", "/m?x=1", "/m#f"]) {
-    rejects([`--metrics=${value}`], "wrong-type", /^Cannot use --metrics "/);
-  }
-});
-
-Deno.test("parseServeArgs() reads --drain-timeout as milliseconds and names it when wrong", () => {
-  assert.equal(
-    parseServeArgs(["--drain-timeout", "2.5s"]).drainTimeoutMs,
-    2_500,
-  );
-  assert.equal(parseServeArgs(["--drain-timeout=30"]).drainTimeoutMs, 30_000);
-  assert.equal(parseServeArgs(["--drain-timeout", "0"]).drainTimeoutMs, 0);
-  for (
-    const [value, code] of [["soon", "wrong-type"], ["2h", "wrong-type"], [
-      "61m",
-      "out-of-range",
-    ]]
-  ) {
-    assert.throws(
-      () => parseServeArgs(["--drain-timeout", value!]),
-      (error: unknown) =>
-        error instanceof UsageError && error.code === code &&
-        error.message.includes(`--drain-timeout "${value}"`),
-    );
-  }
-});
-
-Deno.test("parseServeArgs() reads the everyday flags", () => {
-  const flags = parseServeArgs([
-    "--dir-listing",
-    "--dotfiles",
-    "DENY",
-    "--no-fallback",
-    "--immutable",
-    "assets/**",
-    "--immutable=*.woff2",
-    "--compress",
-    "--auth",
-    "ann:pa:ss",
-    "--auth-file",
-    "users",
-    "--metrics-bind",
-    "9100",
-    "--metrics-auth",
-    "--redirect-http",
-    "80",
-    "--hsts",
-    "--log-format",
-    "JSON",
-    "--tls-plain-http",
-    "Answer",
-  ]);
-  assert.equal(flags.dirListing, true);
-  assert.equal(flags.dotfiles, "deny");
-  assert.equal(flags.noFallback, true);
-  assert.deepEqual(flags.immutable, ["assets/**", "*.woff2"]);
-  assert.equal(flags.compress, true);
-  assert.deepEqual(flags.auth, [{ user: "ann", password: "pa:ss" }]);
-  assert.equal(flags.authFile, "users");
-  assert.deepEqual(flags.metricsBind, { hostname: "127.0.0.1", port: 9100 });
-  assert.equal(flags.metricsAuth, true);
-  assert.equal(flags.redirectHttp, 80);
-  assert.equal(flags.hsts, "max-age=31536000");
-  assert.equal(flags.logFormat, "json");
-  assert.equal(flags.tlsPlainHttp, "answer");
-  assert.equal(parseServeArgs(["--no-dir-listing"]).dirListing, false);
-  assert.equal(
-    parseServeArgs(["--hsts=max-age=60; includeSubDomains"]).hsts,
-    "max-age=60; includeSubDomains",
-  );
-  assert.deepEqual(parseServeArgs(["--metrics-bind", "[::1]:9"]).metricsBind, {
-    hostname: "::1",
-    port: 9,
-  });
-});
-
-Deno.test("parseServeArgs() takes the origin words after --cors and leaves the directory", () => {
-  assert.deepEqual(parseServeArgs(["--cors"]).cors, ["*"]);
-  const flags = parseServeArgs([
-    "--cors",
-    "https://A.example/",
-    "http://b.example:8080",
-    "site",
-  ]);
-  assert.deepEqual(flags.cors, ["https://a.example", "http://b.example:8080"]);
-  assert.equal(flags.root, "site");
-  assert.deepEqual(
-    parseServeArgs(["--cors=https://a.example,https://b.example"]).cors,
-    ["https://a.example", "https://b.example"],
-  );
-  assert.deepEqual(
-    parseServeArgs([
-      "--cors",
-      "https://a.example",
-      "--cors",
-      "https://c.example",
-    ])
-      .cors,
-    ["https://a.example", "https://c.example"],
-  );
-  const bare = parseServeArgs(["--cors", "site"]);
-  assert.deepEqual(bare.cors, ["*"]);
-  assert.equal(bare.root, "site");
-});
-
-Deno.test("parseServeArgs() names the flag of a wrong everyday value", () => {
-  const cases: [string[], string, RegExp][] = [
-    [
-      ["--cors", "https://a.example/path"],
-      "wrong-type",
-      /--cors "https:\/\/a\.example\/path"/,
-    ],
-    [["--cors=ftp://a.example"], "wrong-type", /--cors "ftp:\/\/a\.example"/],
-    [["--cors", "*", "https://a.example"], "conflict", /--cors "\*" together/],
-    [["--dotfiles", "hide"], "out-of-range", /--dotfiles "hide"/],
-    [["--log-format", "xml"], "out-of-range", /--log-format "xml"/],
-    [
-      ["--tls-plain-http", "reply"],
-      "out-of-range",
-      /--tls-plain-http "reply": expected one of alert, answer/,
-    ],
-    [
-      ["--auth", "nopass"],
-      "wrong-type",
-      /^Cannot use --auth: expected USER:PASSWORD/,
-    ],
     [
       ["--auth", "-x:y"],
       "missing-value",
       /^Cannot use --auth: expected a value USER:PASSWORD$/,
     ],
-    [["--metrics-bind", "host:"], "wrong-type", /--metrics-bind "host:"/],
-    [["--metrics-bind", "70000"], "out-of-range", /--metrics-bind "70000"/],
-    [["--redirect-http", "99999"], "out-of-range", /--redirect-http "99999"/],
-    [["--hsts=preload"], "wrong-type", /--hsts "preload"/],
+    [["--header", "X-A"], "bad-header", /--header "X-A".*KEY=VALUE/],
+    [["--header", "X A=v"], "bad-header", /not a valid header name/],
+    [["--header", "X-A=a\nb"], "bad-header", /"X-A=a\\nb": .*line break/],
+    [["--cors", "*", "https://a.example"], "conflict", /--cors "\*" together/],
     [
       ["--immutable", "a{b"],
       "wrong-type",
       /--immutable "a\{b": "\{" is not closed/,
     ],
-    [["--compress=yes"], "unexpected-value", /--compress/],
   ];
   for (const [args, code, mention] of cases) rejects(args, code, mention);
 });
 
-Deno.test("parseServeArgs() reads --trust-proxy as a hop count or CIDR ranges and names it when wrong", () => {
-  assert.equal(parseServeArgs(["--trust-proxy", "2"]).trustProxy, 2);
-  assert.equal(parseServeArgs(["--trust-proxy=0"]).trustProxy, 0);
-  assert.deepEqual(
-    parseServeArgs(["--trust-proxy", "10.0.0.0/8, ::1,192.168.1.7"])
-      .trustProxy,
-    ["10.0.0.0/8", "::1", "192.168.1.7"],
+Deno.test("parseServeArgs() says how to write a value given to a flag that takes none", () => {
+  rejects(
+    ["--dir-listing=false"],
+    "unexpected-value",
+    /^Cannot use --dir-listing: it takes no value, got "false" \(write --no-dir-listing\)$/,
   );
-  assert.equal(parseServeArgs([]).trustProxy, undefined);
-  for (const value of ["10.0.0.0/40", "proxy.local", "1.2.3", "65", ""]) {
-    assert.throws(
-      () => parseServeArgs([`--trust-proxy=${value}`]),
-      (error) =>
-        error instanceof UsageError &&
-        error.message.includes(`--trust-proxy "${value}"`),
-      value,
-    );
-  }
+  rejects(["--gzip=yes"], "unexpected-value", /\(write --gzip\)$/);
+  rejects(["--no-gzip=true"], "unexpected-value", /\(write --no-gzip\)$/);
+  rejects(["--no-gzip=off"], "unexpected-value", /\(write --gzip\)$/);
+  rejects(
+    ["--compress=maybe"],
+    "unexpected-value",
+    /\(write --compress or --no-compress\)$/,
+  );
+  rejects(["--no-fallback=1"], "unexpected-value", /it takes no value/);
 });
 
-Deno.test("parseServeArgs() reads --proxy-protocol alone, with a version, or turned off", () => {
-  assert.equal(parseServeArgs(["--proxy-protocol"]).proxyProtocol, true);
-  assert.equal(parseServeArgs(["--proxy-protocol=v1"]).proxyProtocol, "v1");
-  assert.equal(parseServeArgs(["--proxy-protocol=v2"]).proxyProtocol, "v2");
+Deno.test("parseServeArgs() reads a flag whose value is optional, leaving the next word", () => {
+  assert.equal(parseServeArgs([]).values.metrics, undefined);
+  assert.equal(parseServeArgs(["--metrics"]).values.metrics?.value, "/metrics");
   assert.equal(
-    parseServeArgs(["--proxy-protocol=false"]).proxyProtocol,
+    parseServeArgs(["--metrics=/ops/m"]).values.metrics?.value,
+    "/ops/m",
+  );
+  const line = parseServeArgs(["--metrics", "www"]);
+  assert.equal(line.values.metrics?.value, "/metrics");
+  assert.equal(line.values.root?.value, "www");
+  for (const value of ["nope", "", "/", "/m/", "/a b", "/m?x=1", "/m#f"]) {
+    rejects([`--metrics=${value}`], "wrong-type", /^Cannot use --metrics "/);
+  }
+  assert.equal(
+    parseServeArgs(["--hsts"]).values.hsts?.value,
+    "max-age=31536000",
+  );
+  assert.equal(
+    parseServeArgs(["--hsts=max-age=60; includeSubDomains"]).values.hsts
+      ?.value,
+    "max-age=60; includeSubDomains",
+  );
+  const proxy = parseServeArgs(["--proxy-protocol", "www"]);
+  assert.deepEqual(
+    [proxy.values.proxyProtocol?.value, proxy.values.root?.value],
+    [true, "www"],
+  );
+  assert.equal(
+    parseServeArgs(["--proxy-protocol=false"]).values.proxyProtocol?.value,
     false,
   );
-  // A word after the bare flag is the directory, not a value.
-  const flags = parseServeArgs(["--proxy-protocol", "www"]);
-  assert.deepEqual([flags.proxyProtocol, flags.root], [true, "www"]);
   rejects(["--proxy-protocol=v3"], "wrong-type", /--proxy-protocol "v3"/);
 });
 
-Deno.test("parseServeArgs() reads --health, --ready and --drain-delay", () => {
-  const flags = parseServeArgs([
-    "--health",
-    "/healthz",
-    "--ready=/readyz",
-    "--drain-delay",
-    "2.5s",
+Deno.test("parseServeArgs() takes the origin words after --cors and leaves the directory", () => {
+  const cors = (args: string[]) => parseServeArgs(args).values.cors?.value;
+  assert.deepEqual(cors(["--cors"]), ["*"]);
+  const line = parseServeArgs([
+    "--cors",
+    "https://A.example/",
+    "http://b.example:8080",
+    "site",
+  ]);
+  assert.deepEqual(line.values.cors?.value, [
+    "https://a.example",
+    "http://b.example:8080",
+  ]);
+  assert.equal(line.values.root?.value, "site");
+  assert.deepEqual(cors(["--cors=https://a.example,https://b.example"]), [
+    "https://a.example",
+    "https://b.example",
   ]);
   assert.deepEqual(
-    [flags.health, flags.ready, flags.drainDelayMs],
-    ["/healthz", "/readyz", 2500],
+    cors(["--cors", "https://a.example", "--cors", "https://c.example"]),
+    ["https://a.example", "https://c.example"],
   );
-  rejects(["--health", "healthz"], "wrong-type", /--health "healthz"/);
-  rejects(["--ready=/"], "wrong-type", /--ready "\/"/);
-  rejects(["--ready=/a?b"], "wrong-type", /--ready/);
-  rejects(["--drain-delay", "soon"], "wrong-type", /--drain-delay "soon"/);
-  rejects(["--drain-delay", "61m"], "out-of-range", /--drain-delay "61m"/);
-  rejects(["--health"], "missing-value", /--health/);
+  const bare = parseServeArgs(["--cors", "site"]);
+  assert.deepEqual(bare.values.cors?.value, ["*"]);
+  assert.equal(bare.values.root?.value, "site");
+});
+
+Deno.test("parseRunArgs() needs a module, refuses the directory's flags, and keeps a module URL from --cors", () => {
+  assert.throws(
+    () => parseRunArgs([]),
+    (e) => e instanceof UsageError && /expected a module/.test(e.message),
+  );
+  assert.equal(parseRunArgs(["--help"]).help, true);
+  for (const args of [["--root", "x"], ["-d", "x"], ["--dir-listing"]]) {
+    assert.throws(
+      () => parseRunArgs(["main.ts", ...args]),
+      (e) =>
+        e instanceof UsageError && e.code === "wrong-command" &&
+        e.message.startsWith(`Cannot use ${args[0]} with run: `),
+    );
+  }
+  const line = parseRunArgs([
+    "--cors",
+    "https://a.example",
+    "https://example.com/app.ts",
+  ]);
+  assert.equal(line.module, "https://example.com/app.ts");
+  assert.deepEqual(line.values.cors?.value, ["https://a.example"]);
+  assert.throws(
+    () => parseRunArgs(["a.ts", "b.ts"]),
+    (e) => e instanceof UsageError && /only one module/.test(e.message),
+  );
 });

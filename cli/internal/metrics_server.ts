@@ -40,7 +40,11 @@ export async function startMetricsServer(
   try {
     await server.start();
   } catch (error) {
-    throw ListenError.from(error, { hostname, port });
+    throw ListenError.from(error, {
+      hostname,
+      port,
+      setting: "--metrics-bind",
+    });
   }
   return server;
 }

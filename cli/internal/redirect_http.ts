@@ -83,7 +83,11 @@ export async function startRedirectServer(
   try {
     await server.start();
   } catch (error) {
-    throw ListenError.from(error, { hostname: config.bind, port });
+    throw ListenError.from(error, {
+      hostname: config.bind,
+      port,
+      setting: "--redirect-http",
+    });
   }
   return server;
 }

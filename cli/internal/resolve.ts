@@ -1,6 +1,9 @@
 /**
- * Reads the YAML file, merges the sources and checks the result against the
- * file system, for {@linkcode loadServeConfig}.
+ * Reads the sources of the settings table (command line, environment, YAML
+ * file), merges them, checks the rules between settings, and builds the
+ * configuration: each setting as merged, but for the ones derived from
+ * several settings or checked against the file system (the root, the
+ * fallbacks, the TLS pair, the htpasswd file, the module of `run`).
  *
  * @module
  */
@@ -11,192 +14,359 @@ import {
   resolveMetricsConfig,
 } from "@org/metrics";
 import type { LoadOptions, ServeConfig, TlsFiles } from "../config.ts";
-import { UsageError } from "../errors.ts";
-import { type FlagValues, MAX_WORKERS } from "./args.ts";
+import { UsageError, YamlSyntaxError } from "../errors.ts";
+import type { CommandLine } from "./args.ts";
 import { Accounts } from "./auth/accounts.ts";
+import { IMMUTABLE_CACHE_CONTROL } from "./cache_rules.ts";
+import { readEnvSettings } from "./env.ts";
+import {
+  type Found,
+  mergeSettings,
+  type Origin,
+  rank,
+  type Settings,
+  type SourceValues,
+} from "./merge.ts";
+import { moduleUrl } from "./app_module.ts";
+import { checkRules, metricsPath, workerCount } from "./rules.ts";
 import {
   DEFAULT_READY_DRAIN_DELAY_MS,
-  envFlag,
-  mergeConfig,
-  type MergedConfig,
-  type PathSetting,
-} from "./merge.ts";
-import { type FeatureSettings, mergeFeatures } from "./merge_features.ts";
-import { type FileValues, parseConfigYaml } from "./yaml_schema.ts";
-import { moduleUrl } from "./app_module.ts";
+  SETTING_IDS,
+  type SettingId,
+  type ValueOf,
+} from "./settings.ts";
+import { mergeHeaders } from "./value_types.ts";
+import { parseConfigYaml } from "./yaml_schema.ts";
 
-/** Does the work of {@linkcode loadServeConfig} on parsed flags. */
+/**
+ * The settings this module turns into the configuration itself; every
+ * other one is the configuration's field of the same name, as merged.
+ */
+const DERIVED = [
+  "config",
+  "root",
+  "workers",
+  "headers",
+  "stagingHeaders",
+  "fallback",
+  "spaFallback",
+  "immutable",
+  "cacheRules",
+  "cors",
+  "authUsers",
+  "authFile",
+  "metricsAuth",
+  "accessLog",
+  "tlsCert",
+  "tlsKey",
+  "tlsPlainHttp",
+  "hsts",
+  "drainDelayMs",
+  "metrics",
+] as const satisfies readonly SettingId[];
+
+/** A setting copied as merged. */
+type Plain = Exclude<SettingId, typeof DERIVED[number]>;
+
+/** The copied settings are fields of the configuration, of their types. */
+type CopiedFields = Pick<ServeConfig, Plain>;
+const copiedFields = (values: { [K in Plain]: ValueOf<K> }): CopiedFields =>
+  values;
+
+/** Does the work of {@linkcode loadServeConfig} on a parsed command line. */
 export async function resolveServeConfig(
-  flags: FlagValues,
+  line: CommandLine,
   options?: LoadOptions,
 ): Promise<ServeConfig> {
   const cwd = options?.cwd ?? Deno.cwd();
-  const env = options?.env ?? readEnv;
-  let file;
-  if (flags.config !== undefined) {
-    let text: string;
+  const { command } = line;
+  const env = readEnvSettings(options?.env ?? readEnv, command);
+  const configFile = line.values.config ?? env.values.config;
+  let yaml: SourceValues = {};
+  const problems = [...env.problems];
+  if (configFile !== undefined) {
     try {
-      text = await Deno.readTextFile(resolve(cwd, flags.config));
-    } catch (error) {
-      throw new UsageError(
-        "unreadable-file",
-        `Cannot read --config "${flags.config}": ${reason(error)}`,
+      yaml = parseConfigYaml(
+        await readConfig(configFile, cwd),
+        configFile.value,
         {
-          cause: error,
+          command,
         },
       );
+    } catch (error) {
+      if (error instanceof YamlSyntaxError) throw error;
+      if (!(error instanceof UsageError)) throw error;
+      problems.push(...error.problems);
     }
-    file = parseConfigYaml(text, flags.config);
   }
-  if (flags.module !== undefined) refuseStaticSettings(file, env);
-  const merged = mergeConfig({ flags, file, env, cwd });
-  const fileDir = flags.config === undefined
+  if (problems.length > 0) throw UsageError.all(problems);
+  const fileDir = configFile === undefined
     ? cwd
-    : dirname(resolve(cwd, flags.config));
-  const features = mergeFeatures({
-    flags,
-    file: file ?? { always: [], staging: [] },
-    env,
-    fileDir,
+    : dirname(resolve(cwd, configFile.value));
+  const settings = mergeSettings({
+    command,
+    flags: line.values,
+    env: env.values,
+    yaml,
     cwd,
-    gzip: merged.gzip,
+    fileDir,
   });
-  if (merged.metrics === undefined && features.metricsPath !== undefined) {
-    merged.metrics = features.metricsPath;
+  checkRules(settings);
+  const config = await build(settings, cwd);
+  if (line.module !== undefined) {
+    config.app = await checkModule(line.module, cwd);
   }
-  // Naming a format asks for the log, unless a source turned it off.
-  if (
-    features.logFormatNamed && flags.accessLog === undefined &&
-    envFlag(env("SERVICE_ACCESS_LOG")) === undefined &&
-    file?.accessLog === undefined
-  ) {
-    merged.accessLog = true;
-  }
-  const config = await check(merged, cwd, flags.module !== undefined);
-  if (flags.module !== undefined) {
-    config.app = await checkModule(flags.module, cwd);
-  }
-  await checkFeatures(config, features);
   if (config.metrics !== undefined) {
     config.metricsProperties = readMetricsProperties(
       join(fileDir, DEFAULT_PROPERTIES_FILE),
-      env,
+      options?.env ?? readEnv,
     );
   }
   return config;
 }
 
-/**
- * Adds the everyday options to the configuration, checking what needs
- * TLS, metrics or a readable file.
- */
-async function checkFeatures(
-  config: ServeConfig,
-  features: FeatureSettings,
-): Promise<void> {
-  config.notFoundPage = features.notFoundPage;
-  config.dirListing = features.dirListing;
-  config.dotfiles = features.dotfiles;
-  config.cacheRules = features.cacheRules;
-  config.compress = features.compress;
-  config.logFormat = features.logFormat;
-  if (features.cors) config.cors = features.cors;
-  const users = features.authUsers.map(({ user, password }) => ({
-    user,
-    password,
-  }));
-  if (users.length > 0 || features.authFile) {
-    const metricsOnly = features.metricsAuth !== undefined;
-    if (metricsOnly && config.metrics === undefined) {
-      throw usage(
-        "missing-value",
-        { path: "", origin: features.metricsAuth! },
-        "there is no metrics endpoint (add --metrics)",
-      );
-    }
-    config.auth = { users, metricsOnly };
-    if (features.authFile) {
-      config.auth.file = features.authFile.path;
-      // Read it now, so a mistake stops the start rather than every login.
-      await Accounts.open({ users: [], file: features.authFile.path })
-        .catch((error) => {
-          const position = features.authFile!.origin.position;
-          if (error instanceof UsageError && position && !error.position) {
-            throw new UsageError(error.code, error.message, { position });
-          }
-          throw error;
-        });
-    }
-  }
-  if (features.metricsBind) {
-    config.metricsBind = {
-      hostname: features.metricsBind.hostname,
-      port: features.metricsBind.port,
-    };
-  }
-  for (
-    const [setting, what] of [
-      [features.redirectHttp, "redirect"],
-      [features.hsts, "tell browsers to use"],
-      [features.tlsPlainHttp, "answer plain HTTP on"],
-    ] as const
-  ) {
-    if (setting && config.tls === undefined) {
-      throw usage(
-        "missing-value",
-        { path: "", origin: setting.origin },
-        `there is no HTTPS to ${what} (add --tls-cert and --tls-key)`,
-      );
-    }
-  }
-  if (features.redirectHttp) {
-    const port = features.redirectHttp.port;
-    if (port !== 0 && port === config.port) {
-      throw usage(
-        "conflict",
-        { path: "", origin: features.redirectHttp.origin },
-        `port ${port} already serves HTTPS`,
-      );
-    }
-    config.redirectHttp = port;
-  }
-  if (features.hsts) config.hsts = features.hsts.value;
-  if (features.proxyProtocol) config.proxyProtocol = features.proxyProtocol;
-  checkProbes(config, features);
-  if (features.tlsPlainHttp && config.tls) {
-    config.tls.plainHttp = features.tlsPlainHttp.value;
+async function readConfig(file: Found<string>, cwd: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(resolve(cwd, file.value));
+  } catch (error) {
+    throw new UsageError(
+      "unreadable-file",
+      `Cannot read ${file.origin.name} "${file.value}": ${reason(error)}`,
+      { cause: error },
+    );
   }
 }
 
-/**
- * Adds the probe paths and the drain delay, refusing a path that another
- * answer already has (the probes are answered first and would hide it).
- */
-function checkProbes(config: ServeConfig, features: FeatureSettings): void {
-  const { health, ready } = features;
-  if (health && ready && health.path === ready.path) {
-    throw usage(
-      "conflict",
-      { path: "", origin: ready.origin },
-      `"${ready.path}" is already the liveness path`,
-    );
-  }
-  const metricsHere = config.metrics !== undefined &&
-    config.metricsBind === undefined;
-  for (const probe of [health, ready]) {
-    if (probe && metricsHere && probe.path === config.metrics) {
-      throw usage(
-        "conflict",
-        { path: "", origin: probe.origin },
-        `"${probe.path}" is already the metrics path`,
-      );
+/** The configuration: the settings as merged, and what is derived from them. */
+async function build(s: Settings, cwd: string): Promise<ServeConfig> {
+  const plain = {} as Record<Plain, unknown>;
+  for (const id of SETTING_IDS) {
+    if (!(DERIVED as readonly SettingId[]).includes(id)) {
+      plain[id as Plain] = s.value(id);
     }
   }
-  if (health) config.healthPath = health.path;
-  if (ready) config.readyPath = ready.path;
-  const delay = features.drainDelayMs ??
-    (ready ? DEFAULT_READY_DRAIN_DELAY_MS : 0);
+  const copied = copiedFields(plain as { [K in Plain]: ValueOf<K> });
+  for (const [key, value] of Object.entries(copied)) {
+    if (value === undefined) delete copied[key as keyof CopiedFields];
+  }
+  const root = await checkRoot(s, cwd);
+  const fallback = s.value("fallback");
+  const config: ServeConfig = {
+    ...copied,
+    root,
+    workers: workerCount(s),
+    headers: headers(s),
+    notFoundPage: fallback !== false,
+    cacheRules: [
+      ...s.value("immutable").map((match) => ({
+        match,
+        cacheControl: IMMUTABLE_CACHE_CONTROL,
+      })),
+      ...s.value("cacheRules"),
+    ],
+    // Naming a format asks for the log, unless a source turned it off.
+    accessLog: s.named("accessLog")
+      ? s.value("accessLog")
+      : s.named("logFormat") || s.value("accessLog"),
+  };
+  // Of a fallback and a single-page fallback from different sources, the
+  // higher source's wins (the rules refuse both from one source).
+  const spa = s.value("spaFallback");
+  const spaWins = spa !== undefined &&
+    (typeof fallback !== "string" ||
+      rank(s.origin("spaFallback").source) < rank(s.origin("fallback").source));
+  if (typeof fallback === "string" && !spaWins) {
+    config.fallback = await checkFallback(root, fallback, s.origin("fallback"));
+  }
+  if (spa !== undefined && spaWins) {
+    config.spaFallback = await checkFallback(
+      root,
+      spa,
+      s.origin("spaFallback"),
+    );
+  }
+  const cors = s.value("cors");
+  if (cors.length > 0) config.cors = cors;
+  const hsts = s.value("hsts");
+  if (typeof hsts === "string") config.hsts = hsts;
+  const metrics = metricsPath(s);
+  if (metrics !== undefined) config.metrics = metrics;
+  const delay = s.value("drainDelayMs") ??
+    (s.value("readyPath") !== undefined ? DEFAULT_READY_DRAIN_DELAY_MS : 0);
   if (delay > 0) config.drainDelayMs = delay;
+  const tls = await readTls(s);
+  if (tls) config.tls = tls;
+  await addAuth(config, s);
+  return config;
+}
+
+/**
+ * The headers of every response: `headers.always`, then `headers.staging`
+ * when `STAGING=true`, then the higher sources' (`--header`); a later one
+ * replaces an earlier one of the same name.
+ */
+function headers(s: Settings): [string, string][] {
+  const layers = s.layers("headers");
+  const file = layers.filter((l) => l.origin.source === "yaml");
+  const above = layers.filter((l) => l.origin.source !== "yaml").reverse();
+  let fields: [string, string][] = [];
+  for (const layer of file) fields = mergeHeaders(fields, layer.value);
+  if (s.value("staging")) {
+    fields = mergeHeaders(fields, s.value("stagingHeaders"));
+  }
+  for (const layer of above) fields = mergeHeaders(fields, layer.value);
+  return fields;
+}
+
+/** The root: named, or `./public` when it exists (`serve`), or the working directory. */
+async function checkRoot(s: Settings, cwd: string): Promise<string> {
+  const named = s.value("root");
+  if (named === undefined) {
+    // `run` serves no files: the root is only the working directory.
+    const pub = join(cwd, "public");
+    return s.command === "serve" && await isDirectory(pub) ? pub : cwd;
+  }
+  if (await isDirectory(named)) return named;
+  const origin = s.origin("root");
+  const written = relative(cwd, named);
+  const port = origin.source !== "yaml" && /^\d{1,5}$/.test(written)
+    ? `; did you mean --port ${written}?`
+    : "";
+  throw usage("missing-root", origin, `"${named}" is not a directory${port}`);
+}
+
+async function checkFallback(
+  root: string,
+  path: string,
+  origin: Origin,
+): Promise<string> {
+  const relativePath = path.replace(/^\/+/, "");
+  const full = resolve(root, relativePath);
+  const inside = relative(root, full);
+  if (
+    relativePath === "" || inside.startsWith("..") || inside.startsWith(sep)
+  ) {
+    throw usage(
+      "out-of-range",
+      origin,
+      `"${path}" is not a file inside the root "${root}"`,
+    );
+  }
+  try {
+    if ((await Deno.stat(full)).isFile) return inside;
+  } catch {
+    // Reported below.
+  }
+  throw usage(
+    "missing-file",
+    origin,
+    `no file "${inside}" in the root "${root}"`,
+  );
+}
+
+/** The authentication settings, with the htpasswd file read once now. */
+async function addAuth(config: ServeConfig, s: Settings): Promise<void> {
+  const users = s.value("authUsers").map(({ user, password }) => ({
+    user,
+    password,
+  }));
+  const file = s.value("authFile");
+  if (users.length === 0 && file === undefined) return;
+  config.auth = { users, metricsOnly: s.value("metricsAuth") };
+  if (file === undefined) return;
+  config.auth.file = file;
+  // Read it now, so a mistake stops the start rather than every login.
+  await Accounts.open({ users: [], file }).catch((error) => {
+    const position = s.origin("authFile").position;
+    if (error instanceof UsageError && position && !error.position) {
+      throw new UsageError(error.code, error.message, { position });
+    }
+    throw error;
+  });
+}
+
+/** PEM blocks, told apart by their headers. */
+const CERTIFICATE = /-----BEGIN CERTIFICATE-----/;
+const PRIVATE_KEY = /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/;
+
+/** The certificate and key, read and loaded the way the server will. */
+async function readTls(s: Settings): Promise<TlsFiles | undefined> {
+  const certFile = s.value("tlsCert");
+  const keyFile = s.value("tlsKey");
+  if (certFile === undefined || keyFile === undefined) return undefined;
+  const certOrigin = s.origin("tlsCert");
+  const keyOrigin = s.origin("tlsKey");
+  const cert = await readPem(certFile, certOrigin);
+  const key = await readPem(keyFile, keyOrigin);
+  const certIsKey = PRIVATE_KEY.test(cert) && !CERTIFICATE.test(cert);
+  const keyIsCert = CERTIFICATE.test(key) && !PRIVATE_KEY.test(key);
+  if (certIsKey && keyIsCert) {
+    throw placed(
+      "conflict",
+      certOrigin,
+      `Cannot use ${certOrigin.name} "${certFile}" with ${keyOrigin.name} "${keyFile}": ` +
+        "they are swapped (the first holds a private key, the second a " +
+        `certificate): write ${certOrigin.name} "${keyFile}" and ${keyOrigin.name} "${certFile}"`,
+    );
+  }
+  if (certIsKey) {
+    throw placed(
+      "wrong-type",
+      certOrigin,
+      `Cannot use ${certOrigin.name} "${certFile}": it holds a private key, not a certificate (give it to ${keyOrigin.name})`,
+    );
+  }
+  if (keyIsCert) {
+    throw placed(
+      "wrong-type",
+      keyOrigin,
+      `Cannot use ${keyOrigin.name} "${keyFile}": it holds a certificate, not a private key (give it to ${certOrigin.name})`,
+    );
+  }
+  const tls: TlsFiles = { cert, key, certFile, keyFile };
+  checkKeyPair(tls, certOrigin, keyOrigin);
+  const plainHttp = s.value("tlsPlainHttp");
+  if (plainHttp) tls.plainHttp = plainHttp;
+  return tls;
+}
+
+/** Loads the pair the way the server will, so a bad PEM is a usage mistake (2), not a crash. */
+function checkKeyPair(tls: TlsFiles, cert: Origin, key: Origin): void {
+  try {
+    Deno.listenTls({
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: tls.cert,
+      key: tls.key,
+    }).close();
+  } catch (error) {
+    if (error instanceof Deno.errors.PermissionDenied) return; // Cannot check here; the server will.
+    throw new UsageError(
+      "unreadable-file",
+      `Cannot use ${cert.name} "${tls.certFile}" with ${key.name} "${tls.keyFile}": ${
+        reason(error)
+      }`,
+      { cause: error },
+    );
+  }
+}
+
+async function readPem(path: string, origin: Origin): Promise<string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    throw usage("unreadable-file", origin, reason(error), path);
+  }
+  if (!text.includes("-----BEGIN ")) {
+    throw usage(
+      "unreadable-file",
+      origin,
+      `"${path}" is not a PEM file`,
+      path,
+    );
+  }
+  return text;
 }
 
 /**
@@ -227,48 +397,6 @@ function readMetricsProperties(
   return { ...config.values };
 }
 
-/** The YAML keys of `static` that `run` has no use for: `gzip` and `compress` apply to its answers too. */
-const STATIC_KEYS = [
-  ["root", "static.root"],
-  ["fallback", "static.fallback"],
-  ["noFallback", "static.fallback"],
-  ["spaFallback", "static.spa-fallback"],
-  ["indexFiles", "static.index-files"],
-  ["cacheControl", "static.cache-control"],
-  ["cacheRules", "static.cache-rules"],
-  ["immutable", "static.immutable"],
-  ["dirListing", "static.dir-listing"],
-  ["dotfiles", "static.dotfiles"],
-] as const satisfies readonly (readonly [keyof FileValues, string])[];
-
-/**
- * Refuses, for `run`, what only serving a directory uses: the YAML keys
- * above and `SERVICE_DIR_LISTING=true` (a mistake rather than a silently
- * ignored setting).
- */
-function refuseStaticSettings(
-  file: FileValues | undefined,
-  env: (name: string) => string | undefined,
-): void {
-  const why = "it is for serving a directory (httpd-cli serve)";
-  for (const [field, key] of STATIC_KEYS) {
-    const at = file?.[field];
-    if (at !== undefined) {
-      throw new UsageError(
-        "wrong-command",
-        `Cannot use ${key} with run: ${why}`,
-        { position: at.position },
-      );
-    }
-  }
-  if (envFlag(env("SERVICE_DIR_LISTING")) === true) {
-    throw new UsageError(
-      "wrong-command",
-      `Cannot use SERVICE_DIR_LISTING=true with run: ${why}`,
-    );
-  }
-}
-
 /**
  * Resolves the module of `run` against `cwd` and, for a local file, checks
  * that it is there, so a typo stops the start with one line.
@@ -286,6 +414,9 @@ async function checkModule(specifier: string, cwd: string): Promise<string> {
     }
   } catch (error) {
     problem = reason(error);
+    if (/^\d{1,5}$/.test(specifier)) {
+      problem += `; did you mean --port ${specifier}?`;
+    }
   }
   if (problem !== undefined) {
     throw new UsageError(
@@ -296,163 +427,32 @@ async function checkModule(specifier: string, cwd: string): Promise<string> {
   return url;
 }
 
-async function check(
-  merged: MergedConfig,
-  cwd: string,
-  run: boolean,
-): Promise<ServeConfig> {
-  // `run` serves no files: the root is only the working directory.
-  const root = merged.root?.path ??
-    (!run && await isDirectory(join(cwd, "public"))
-      ? join(cwd, "public")
-      : cwd);
-  if (merged.root && !(await isDirectory(root))) {
-    throw usage(
-      "missing-root",
-      merged.root,
-      `"${merged.root.path}" is not a directory`,
-    );
-  }
-  const config: ServeConfig = {
-    root,
-    port: merged.port,
-    bind: merged.bind,
-    notFoundPage: true,
-    dirListing: false,
-    dotfiles: "ignore",
-    cacheRules: [],
-    compress: false,
-    logFormat: "default",
-    gzip: merged.gzip,
-    headers: merged.headers,
-    staging: merged.staging,
-    logLevel: merged.logLevel,
-    accessLog: merged.accessLog,
-    workers: merged.workers === "auto"
-      ? Math.min(MAX_WORKERS, Math.max(1, navigator.hardwareConcurrency || 1))
-      : merged.workers,
-    drainTimeoutMs: merged.drainTimeoutMs,
-  };
-  if (merged.fallback) {
-    config.fallback = await checkFallback(root, merged.fallback);
-  }
-  if (merged.spaFallback) {
-    config.spaFallback = await checkFallback(root, merged.spaFallback);
-  }
-  if (merged.indexFiles) config.indexFiles = merged.indexFiles;
-  if (merged.metrics !== undefined) config.metrics = merged.metrics;
-  if (merged.trustProxy !== undefined) config.trustProxy = merged.trustProxy;
-  if (merged.cacheControl !== undefined) {
-    config.cacheControl = merged.cacheControl;
-  }
-  if (merged.tlsCert || merged.tlsKey) {
-    if (!merged.tlsCert || !merged.tlsKey) {
-      const given = merged.tlsCert ? "--tls-cert" : "--tls-key";
-      const missing = merged.tlsCert ? "--tls-key" : "--tls-cert";
-      throw new UsageError(
-        "missing-value",
-        `Cannot use ${given} without ${missing}: HTTPS needs both`,
-      );
-    }
-    config.tls = {
-      cert: await readPem(merged.tlsCert),
-      key: await readPem(merged.tlsKey),
-      certFile: merged.tlsCert.path,
-      keyFile: merged.tlsKey.path,
-    };
-    checkKeyPair(config.tls);
-    if (config.workers > 1) {
-      // The server binds TLS listeners without SO_REUSEPORT, so workers could not share the port.
-      throw new UsageError(
-        "conflict",
-        `Cannot use --workers ${config.workers} with --tls-cert: workers cannot share a TLS port yet`,
-      );
-    }
-  }
-  return config;
-}
-
-async function checkFallback(
-  root: string,
-  setting: PathSetting,
-): Promise<string> {
-  const relativePath = setting.path.replace(/^\/+/, "");
-  const full = resolve(root, relativePath);
-  const inside = relative(root, full);
-  if (
-    relativePath === "" || inside.startsWith("..") || inside.startsWith(sep)
-  ) {
-    throw usage(
-      "out-of-range",
-      setting,
-      `"${setting.path}" is not a file inside the root "${root}"`,
-    );
-  }
-  try {
-    if ((await Deno.stat(full)).isFile) return inside;
-  } catch {
-    // Reported below.
-  }
-  throw usage(
-    "missing-file",
-    setting,
-    `no file "${inside}" in the root "${root}"`,
+/** `Cannot use ORIGIN: problem`, or `Cannot read ORIGIN "path": problem`. */
+function usage(
+  code: UsageError["code"],
+  origin: Origin,
+  problem: string,
+  readPath?: string,
+): UsageError {
+  return placed(
+    code,
+    origin,
+    readPath === undefined
+      ? `Cannot use ${origin.name}: ${problem}`
+      : `Cannot read ${origin.name} "${readPath}": ${problem}`,
   );
 }
 
-/** Loads the pair the way the server will, so a bad PEM is a usage mistake (2), not a crash. */
-function checkKeyPair(tls: TlsFiles): void {
-  try {
-    Deno.listenTls({
-      hostname: "127.0.0.1",
-      port: 0,
-      cert: tls.cert,
-      key: tls.key,
-    }).close();
-  } catch (error) {
-    if (error instanceof Deno.errors.PermissionDenied) return; // Cannot check here; the server will.
-    throw new UsageError(
-      "unreadable-file",
-      `Cannot use --tls-cert "${tls.certFile}" with --tls-key "${tls.keyFile}": ${
-        reason(error)
-      }`,
-      { cause: error },
-    );
-  }
-}
-
-async function readPem(setting: PathSetting): Promise<string> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(setting.path);
-  } catch (error) {
-    throw usage("unreadable-file", setting, reason(error), "Cannot read");
-  }
-  if (!text.includes("-----BEGIN ")) {
-    throw usage(
-      "unreadable-file",
-      setting,
-      `"${setting.path}" is not a PEM file`,
-      "Cannot read",
-    );
-  }
-  return text;
-}
-
-function usage(
+/** A mistake about a setting, at its YAML position when it came from the file. */
+function placed(
   code: UsageError["code"],
-  setting: PathSetting,
-  problem: string,
-  verb = "Cannot use",
+  origin: Origin,
+  message: string,
 ): UsageError {
-  const position = setting.origin.position;
-  const subject = verb === "Cannot read"
-    ? `${setting.origin.name} "${setting.path}"`
-    : setting.origin.name;
   return new UsageError(
     code,
-    `${verb} ${subject}: ${problem}`,
-    position ? { position } : undefined,
+    message,
+    origin.position ? { position: origin.position } : undefined,
   );
 }
 

@@ -69,14 +69,23 @@ export async function startServer(
     try {
       Deno.listen({ hostname: config.bind, port }).close();
     } catch (error) {
-      throw ListenError.from(error, { hostname: config.bind, port });
+      throw ListenError.from(error, {
+        hostname: config.bind,
+        port,
+        setting: "--port",
+      });
     }
   }
   const server = new Server({
     handler,
     port,
     bindAddress: config.bind,
-    limits: { gracefulStopMs: config.drainTimeoutMs },
+    limits: {
+      gracefulStopMs: config.drainTimeoutMs,
+      ...(config.maxBodyBytes === undefined
+        ? {}
+        : { maxBodyBytes: config.maxBodyBytes }),
+    },
     ...(config.tls
       ? {
         tls: {
@@ -93,7 +102,11 @@ export async function startServer(
   try {
     await server.start();
   } catch (error) {
-    throw ListenError.from(error, { hostname: config.bind, port });
+    throw ListenError.from(error, {
+      hostname: config.bind,
+      port,
+      setting: "--port",
+    });
   }
   if (options.metrics !== undefined) {
     trackConnections(server, { registries: options.metrics.registries });

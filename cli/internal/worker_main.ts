@@ -107,6 +107,7 @@ scope.onmessage = async (event) => {
         : ListenError.from(error, {
           hostname: message.config.bind,
           port: message.port,
+          setting: "--port",
         });
       scope.postMessage({
         type: "failed",
