@@ -41,7 +41,10 @@ export interface Cookie extends CookieAttributes {
    * `encodeURIComponent`.
    */
   value: string;
-  /** Seconds until it expires; 0 or less expires it now. Wins over `expires`. */
+  /**
+   * Seconds until it expires; 0 or less expires it now. Wins over `expires`.
+   * More than 400 days is written as 400 days, the cap of user agents.
+   */
   maxAge?: number;
   /** When it expires; without it or `maxAge`, at the end of the session. */
   expires?: Date;
@@ -62,6 +65,11 @@ const DOMAIN =
 const MAX_COOKIE_NAME_VALUE_BYTES = 4096;
 /** RFC 6265bis section 5.6: user agents ignore an attribute value over this. */
 const MAX_COOKIE_ATTRIBUTE_BYTES = 1024;
+/**
+ * The longest Max-Age written: user agents cap it at 400 days (RFC 6265bis
+ * section 5.6.2), so a larger one means the same and stays in digits.
+ */
+const MAX_COOKIE_AGE_SECONDS = 400 * 24 * 60 * 60;
 const SAME_SITE = new Set(["Strict", "Lax", "None"]);
 const EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT";
 
@@ -208,7 +216,12 @@ function formatSetCookie(cookie: Cookie): string {
         `Cannot set cookie "${name}": maxAge ${cookie.maxAge} is not an integer`,
       );
     }
-    out += `; Max-Age=${Math.max(0, cookie.maxAge)}`;
+    // max-age-av is digits (RFC 6265bis section 4.1.1): a number's text
+    // turns 1e21 into "1e+21", which a user agent ignores. Section 5.6.2
+    // caps Max-Age at 400 days anyway.
+    out += `; Max-Age=${
+      Math.min(MAX_COOKIE_AGE_SECONDS, Math.max(0, cookie.maxAge))
+    }`;
     // An expired cookie also gets a past Expires, for user agents that
     // predate Max-Age.
     if (cookie.maxAge <= 0 && cookie.expires === undefined) {

@@ -32,7 +32,11 @@ const MIN_SECRET_BYTES = 32;
 const KEY_CACHE_SIZE = 16;
 /** Length of a base64url SHA-256 tag without padding. */
 const TAG_LENGTH = 43;
-const TAG = /^[A-Za-z0-9_-]{43}$/;
+// A 256-bit HMAC in unpadded base64url: 42 characters of 6 bits and a last
+// one whose 4 high bits end the tag and whose 2 low bits are zero. RFC 4648
+// section 3.5 lets a decoder refuse non-zero pad bits; refusing them makes
+// the spelling canonical, so no other text verifies as the same signature.
+const TAG = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 
 const encoder = new TextEncoder();
 const textKeys = new Map<string, Promise<CryptoKey>>();
@@ -116,8 +120,10 @@ export async function getSignedCookie(
 ): Promise<string | false | undefined> {
   const list = secretList(secrets);
   const keys = await Promise.all(list.map(importKey));
-  const signed = getCookies(req)[name];
-  if (signed === undefined) return undefined;
+  const cookies = getCookies(req);
+  // Own properties only: a name such as "constructor" is not a cookie.
+  if (!Object.hasOwn(cookies, name)) return undefined;
+  const signed = cookies[name]!;
   const dot = signed.length - TAG_LENGTH - 1;
   const tagText = signed.slice(dot + 1);
   if (dot < 0 || signed[dot] !== "." || !TAG.test(tagText)) return false;

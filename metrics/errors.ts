@@ -10,11 +10,14 @@
  *
  * - `INVALID_NAME`: a metric, tag or scope name breaks its syntax rule.
  * - `RESERVED_TAG`: a tag named `mp_scope` or `mp_app` (MicroProfile Metrics
- *   5.1 architecture, "Tags").
+ *   5.1 architecture, "Tags"), or `le` or `quantile` (the exposition adds
+ *   them to buckets and quantiles).
  * - `TYPE_CONFLICT`: the name is already registered with another metric type.
  * - `TAG_NAMES_CONFLICT`: the name is already registered with another set of
  *   tag names.
  * - `METADATA_CONFLICT`: the name is already registered with other metadata.
+ * - `EXPOSED_NAME_CONFLICT`: another name of the registry is already exposed
+ *   under the same OpenMetrics name (`a.b` and `a_b` are both `a_b`).
  * - `DUPLICATE_GAUGE`: a `@gauge` declared twice for one metric ID.
  * - `METRIC_REMOVED`: an instrumented member was invoked after its metric was
  *   removed from its registry (MicroProfile's `IllegalStateException`).
@@ -33,6 +36,7 @@ export type MetricsErrorCode =
   | "TYPE_CONFLICT"
   | "TAG_NAMES_CONFLICT"
   | "METADATA_CONFLICT"
+  | "EXPOSED_NAME_CONFLICT"
   | "DUPLICATE_GAUGE"
   | "METRIC_REMOVED"
   | "INVALID_GAUGE"
@@ -136,6 +140,7 @@ export class MetricConflictError extends MetricsError {
       | "TYPE_CONFLICT"
       | "TAG_NAMES_CONFLICT"
       | "METADATA_CONFLICT"
+      | "EXPOSED_NAME_CONFLICT"
       | "DUPLICATE_GAUGE",
     message: string,
   ) {

@@ -62,13 +62,16 @@ export class Histogram {
   /**
    * Records a value. With `exemplar`, its labels (such as a trace ID) become
    * the exemplar of the bucket the value falls in, which OpenMetrics output
-   * publishes; a histogram without buckets has nowhere to show it.
+   * publishes; a histogram without buckets has nowhere to show it. A value
+   * that is not finite (NaN, an infinity) is ignored: no bucket, sum or
+   * quantile could hold it.
    *
    * @param value Any finite number.
    * @param exemplar Labels of the exemplar, e.g. `{ trace_id: "..." }`.
    * @throws {InvalidNameError} When the exemplar labels break OpenMetrics' rules.
    */
   update(value: number, exemplar?: ExemplarLabels): void {
+    if (!Number.isFinite(value)) return;
     if (exemplar !== undefined) this.#core.exemplar(value, exemplar);
     this.#core.record(value);
   }

@@ -21,7 +21,8 @@ import {
   removedMetrics,
 } from "./internal/access.ts";
 import { coarseNow } from "./internal/clock.ts";
-import { formatTimestamp } from "./internal/format.ts";
+import { formatTimestamp, sanitizeName } from "./internal/format.ts";
+import { exposedName } from "./internal/exposition.ts";
 import type {
   MetricState,
   MetricType,
@@ -106,6 +107,8 @@ export const BASE_SCOPE = "base";
 export const VENDOR_SCOPE = "vendor";
 
 const MILLIS_PER_SECOND = 1000;
+/** An exposed name needs one: `_` alone (from "é") is no family name. */
+const HAS_ALPHANUMERIC = /[a-zA-Z0-9]/;
 
 /** Returns the type name of a metric. */
 function metricType(metric: Metric): MetricType {
@@ -132,6 +135,8 @@ interface Family {
   series: Map<string, Series>;
   /** The series sorted by ID, rebuilt after a change. */
   sorted: Series[] | null;
+  /** The exposed base name (`exposedName`), unique in the registry. */
+  exposed: string;
 }
 
 function compareIds(a: MetricID, b: MetricID): number {
@@ -206,6 +211,8 @@ export class MetricRegistry {
   readonly config: MetricsConfig;
   readonly #clock: () => number;
   readonly #families = new Map<string, Family>();
+  /** The exposed base name of each family, to its MicroProfile name. */
+  readonly #exposed = new Map<string, string>();
 
   /**
    * Creates an empty registry. Applications usually call
@@ -403,16 +410,20 @@ export class MetricRegistry {
       const existing = family.series.get(tagValuesKey(pairs));
       if (existing !== undefined) return existing.metric;
     }
-    const id = new MetricID(metricName, Object.fromEntries(pairs));
-    const metric = this.#create(type, metricName, supplier, options);
     const target = family ?? {
       type,
       metadata: metadata ?? new Metadata({ name: metricName }),
       tagNames: pairs.map((p) => p[0]),
       series: new Map<string, Series>(),
       sorted: null,
+      exposed: this.#checkExposedName(type, metricName, metadata),
     };
-    if (family === undefined) this.#families.set(metricName, target);
+    const id = new MetricID(metricName, Object.fromEntries(pairs));
+    const metric = this.#create(type, metricName, supplier, options);
+    if (family === undefined) {
+      this.#families.set(metricName, target);
+      this.#exposed.set(target.exposed, metricName);
+    }
     target.sorted = null;
     target.series.set(tagValuesKey(pairs), {
       id,
@@ -421,6 +432,35 @@ export class MetricRegistry {
       created: formatTimestamp(Date.now() / MILLIS_PER_SECOND),
     });
     return metric;
+  }
+
+  /**
+   * The name a new family is exposed under, refused when it is empty or
+   * another name of this scope already has it ("a.b" and "a_b" both expose
+   * `a_b`): OpenMetrics 1.0 wants a MetricFamily name of `[a-zA-Z_:]` and
+   * then `[a-zA-Z0-9_:]`, unique in the exposition, and a Prometheus scrape
+   * refuses a repeated series.
+   */
+  #checkExposedName(
+    type: MetricType,
+    metricName: string,
+    metadata: Metadata | undefined,
+  ): string {
+    if (!HAS_ALPHANUMERIC.test(sanitizeName(metricName))) {
+      throw new InvalidNameError(
+        "INVALID_NAME",
+        `Cannot register "${metricName}": its exposed name has no letter or digit`,
+      );
+    }
+    const exposed = exposedName(metricName, type, metadata?.unit ?? "none");
+    const owner = this.#exposed.get(exposed);
+    if (owner !== undefined) {
+      throw new MetricConflictError(
+        "EXPOSED_NAME_CONFLICT",
+        `Cannot register "${metricName}": "${owner}" is already exposed as ${exposed}`,
+      );
+    }
+    return exposed;
   }
 
   #create(
@@ -653,7 +693,7 @@ export class MetricRegistry {
       const family = this.#families.get(name);
       if (family === undefined) return false;
       for (const s of family.series.values()) removedMetrics.add(s.metric);
-      this.#families.delete(name);
+      this.#deleteFamily(name);
       return true;
     }
     const family = this.#families.get(name.name);
@@ -663,8 +703,15 @@ export class MetricRegistry {
     removedMetrics.add(series.metric);
     family.series.delete(key);
     family.sorted = null;
-    if (family.series.size === 0) this.#families.delete(name.name);
+    if (family.series.size === 0) this.#deleteFamily(name.name);
     return true;
+  }
+
+  #deleteFamily(name: string): void {
+    const family = this.#families.get(name);
+    if (family === undefined) return;
+    this.#families.delete(name);
+    this.#exposed.delete(family.exposed);
   }
 
   /**

@@ -97,7 +97,7 @@ export class Timer {
   }
 
   /**
-   * Records a duration. Negative or NaN durations are ignored. With
+   * Records a duration. Negative, infinite or NaN durations are ignored. With
    * `exemplar`, its labels become the exemplar of the bucket the duration
    * falls in, as a histogram does.
    *
@@ -106,7 +106,7 @@ export class Timer {
    * @throws {InvalidNameError} When the exemplar labels break OpenMetrics' rules.
    */
   update(nanoseconds: number, exemplar?: ExemplarLabels): void {
-    if (nanoseconds >= 0) {
+    if (nanoseconds >= 0 && nanoseconds < Infinity) {
       if (exemplar !== undefined) this.#core.exemplar(nanoseconds, exemplar);
       this.#core.record(nanoseconds);
     }

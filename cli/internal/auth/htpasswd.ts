@@ -24,7 +24,10 @@ const encoder = new TextEncoder();
  * (DES crypt, plain text).
  */
 export function hashKind(hash: string): HashKind | undefined {
-  if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "bcrypt";
+  // bcrypt's cost is 04 to 31 (2^cost rounds); bcryptjs throws on others.
+  if (/^\$2[aby]\$(?:0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/.test(hash)) {
+    return "bcrypt";
+  }
   if (/^\$(?:apr)?1\$[^$]{0,8}\$[./A-Za-z0-9]{22}$/.test(hash)) {
     return "md5-crypt";
   }

@@ -18,7 +18,8 @@ export interface HeadLimits {
   /** Number of fields; beyond: 431. */
   maxHeaderCount: number;
   /**
-   * Whether HTTP/1.1 requests need exactly one Host (RFC 9112 section 3.2).
+   * Whether HTTP/1.1 requests need a Host (RFC 9112 section 3.2); a repeated
+   * Host is refused either way.
    * Default `true`; only syntax-oracle tests turn it off.
    */
   requireHost?: boolean;
@@ -106,8 +107,12 @@ export class HeadParser {
     this.#scanned = scanned;
     const limits = this.#limits;
     const received = end - start;
+    // RFC 9112 section 3: the request-line excludes its CRLF, so a CR that
+    // ends this read may end a line of exactly the limit; the answer must
+    // not depend on where the bytes were split.
+    const lineBytes = buf[end - 1] === CR ? received - 1 : received;
     if (
-      received > limits.maxRequestLineBytes &&
+      lineBytes > limits.maxRequestLineBytes &&
       indexOf(buf, LF, start, end) === -1
     ) {
       throw new H1ParseError(414, "Request line too long", start);
@@ -352,9 +357,11 @@ export function parseHead(
     pos = eol + 2;
   }
 
-  // RFC 9112 section 3.2: a 1.1 request without exactly one Host is a 400.
-  if (minor === 1 && hosts !== 1 && limits.requireHost !== false) {
-    fail(400, hosts === 0 ? "Missing Host" : "Repeated Host", lineEnd);
+  // RFC 9112 section 3.2: 400 for an HTTP/1.1 request without Host, and for
+  // any request message (HTTP/1.0 too) with more than one Host line.
+  if (hosts > 1) fail(400, "Repeated Host", lineEnd);
+  if (minor === 1 && hosts === 0 && limits.requireHost !== false) {
+    fail(400, "Missing Host", lineEnd);
   }
   if (transferEncoding !== undefined) {
     // RFC 9112 section 6.1: HTTP/1.0 has no chunked coding; a TE there is a
