@@ -123,6 +123,8 @@ export interface ServeConfig {
   redirectHttp?: number;
   /** With HTTPS: the `Strict-Transport-Security` value (`--hsts`). */
   hsts?: string;
+  /** With HTTPS: HTTP/3 on the same port over UDP (`--http3`). */
+  http3?: boolean;
   /** How many worker threads serve (1 serves on the main thread). */
   workers: number;
   /**

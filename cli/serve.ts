@@ -33,6 +33,7 @@ import { startServer, usesNodeTls } from "./internal/start_server.ts";
 import { Readiness } from "./internal/probes.ts";
 import { Supervisor } from "./internal/supervisor.ts";
 import {
+  quicEnabled,
   relaunchWithUnstableNet,
   unstableNetEnabled,
 } from "./internal/unstable_net.ts";
@@ -174,6 +175,19 @@ export async function launch(
     const status = await relaunchWithUnstableNet([command.name, ...args]);
     if (status !== undefined) return status;
   }
+  if (config.http3 && !quicEnabled()) {
+    // Deno 2.9 offers QUIC only with --unstable-net.
+    const status = await relaunchWithUnstableNet([command.name, ...args]);
+    if (status !== undefined) return status;
+    return report(
+      new UsageError(
+        "conflict",
+        "Cannot use --http3: Deno's QUIC API needs its --unstable-net flag " +
+          "(deno run -A --unstable-net ...)",
+      ),
+      err,
+    );
+  }
   if (config.workers > 1 && !unstableNetEnabled()) {
     const status = await relaunchWithUnstableNet([command.name, ...args]);
     if (status !== undefined) return status;
@@ -311,9 +325,12 @@ async function startHere(config: ServeConfig, log: Log): Promise<Running> {
         }
       },
     });
+    const h3 = server.http3Address;
     return {
       port: server.port,
-      lines: side.lines,
+      lines: h3 === undefined
+        ? side.lines
+        : [`HTTP/3 on UDP port ${h3.port} (Alt-Svc)`, ...side.lines],
       stop: async () => {
         tls?.close();
         await Promise.all([server.stop(), side.stop()]);

@@ -17,7 +17,7 @@ import type { Handler } from "../httpd/handler.ts";
 import { DEFAULT_LIMITS } from "../httpd/limits.ts";
 import { type Http3Listener, startHttp3 } from "../httpd/internal/h3/listen.ts";
 import { evaluateInPage, hasChromium } from "./support/chromium.ts";
-import { writeTestCertificate } from "./support/tls_cert.ts";
+import { spkiHash, writeTestCertificate } from "./support/tls_cert.ts";
 import { hasCommand } from "./support/tools.ts";
 import { QUIC_AVAILABLE, quicTest } from "./support/unstable_net.ts";
 
@@ -53,28 +53,6 @@ function serve(handler: Handler): Http3Listener {
     cert: certificate!.cert,
     key: certificate!.key,
   });
-}
-
-/** The base64 SHA-256 of the certificate's public key, for Chromium. */
-async function spkiHash(certFile: string): Promise<string> {
-  const run = async (args: string[], input?: Uint8Array) => {
-    const child = new Deno.Command("openssl", {
-      args,
-      stdin: input === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    if (input !== undefined) {
-      const writer = child.stdin.getWriter();
-      await writer.write(input);
-      await writer.close();
-    }
-    return (await child.output()).stdout;
-  };
-  const pem = await run(["x509", "-in", certFile, "-pubkey", "-noout"]);
-  const der = await run(["pkey", "-pubin", "-outform", "der"], pem);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", der));
-  return btoa(String.fromCharCode(...digest));
 }
 
 quicTest(

@@ -145,6 +145,7 @@ export const RULES: readonly Rule[] = [
   ...([
     ["redirectHttp", "redirect"],
     ["hsts", "tell browsers to use"],
+    ["http3", "serve HTTP/3 beside"],
     ["tlsPlainHttp", "answer plain HTTP on"],
   ] as const).map(([id, what]): Rule => ({
     name: `${settingOf(id).flag} needs HTTPS`,

@@ -454,6 +454,17 @@ export const SETTINGS = {
       "ACME challenges excepted",
     group: "HTTPS",
   },
+  http3: {
+    type: BOOL,
+    default: false,
+    flag: "http3",
+    yaml: "server.http3",
+    env: "SERVICE_HTTP3",
+    help: "Also serve HTTP/3 (QUIC) on the UDP port of HTTPS, announced " +
+      "by Alt-Svc; needs Deno's --unstable-net, which the launcher adds " +
+      "by running itself again",
+    group: "HTTPS",
+  },
   hsts: {
     type: HSTS,
     flag: "hsts",

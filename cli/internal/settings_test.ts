@@ -133,6 +133,11 @@ const CASES: Cases = {
     b: { text: "false", value: false },
     bad: "yes",
   },
+  http3: {
+    a: { text: "true", value: true },
+    b: { text: "false", value: false },
+    bad: "yes",
+  },
   dotfiles: {
     a: { text: "allow", value: "allow" },
     b: { text: "deny", value: "deny" },
@@ -493,9 +498,9 @@ Deno.test("SETTINGS: flags, short flags, keys and variables are unique and well 
     const row = settingOf(id);
     if (row.flag) assert.match(row.flag, /^[a-z][a-z0-9-]+$/, id);
     if (row.short) assert.match(row.short, /^[a-z]$/, id);
-    if (row.yaml) assert.match(row.yaml, /^[a-z]+\.[a-z][a-z-]+$/, id);
+    if (row.yaml) assert.match(row.yaml, /^[a-z]+\.[a-z][a-z0-9-]+$/, id);
     if (row.env && id !== "staging") {
-      assert.match(row.env, /^SERVICE_[A-Z_]+$/, id);
+      assert.match(row.env, /^SERVICE_[A-Z0-9_]+$/, id);
     }
   }
 });

@@ -97,6 +97,7 @@ export async function startServer(
       : {}),
     ...(options.reusePort || seamlessTls ? { reusePort: true } : {}),
     ...(config.proxyProtocol ? { proxyProtocol: config.proxyProtocol } : {}),
+    ...(config.http3 ? { http3: true } : {}),
     ...(logs(config.logLevel, "error") ? {} : { onError: () => {} }),
   });
   try {

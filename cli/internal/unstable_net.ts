@@ -32,6 +32,15 @@ export function unstableNetEnabled(): boolean {
 }
 
 /**
+ * Tells whether Deno's QUIC API is there (`--unstable-net` in Deno 2.9),
+ * which `--http3` needs.
+ */
+export function quicEnabled(): boolean {
+  return typeof (Deno as unknown as Record<string, unknown>).QuicEndpoint ===
+    "function";
+}
+
+/**
  * Runs `deno run -A --unstable-net <main module> ...args` with inherited
  * standard streams, or returns `undefined` when that is impossible (a
  * compiled binary, missing permissions, already relaunched, or embedded in

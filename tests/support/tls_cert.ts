@@ -133,3 +133,32 @@ export async function connectTrusting(
   }
   return conn;
 }
+
+/**
+ * The base64 SHA-256 of a certificate's public key, as Chromium's
+ * `--ignore-certificate-errors-spki-list` takes it (Chromium checks a QUIC
+ * certificate even with `--ignore-certificate-errors`).
+ *
+ * @param certFile The certificate file (PEM).
+ * @returns The hash.
+ */
+export async function spkiHash(certFile: string): Promise<string> {
+  const run = async (args: string[], input?: Uint8Array) => {
+    const child = new Deno.Command("openssl", {
+      args,
+      stdin: input === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    if (input !== undefined) {
+      const writer = child.stdin.getWriter();
+      await writer.write(input);
+      await writer.close();
+    }
+    return (await child.output()).stdout;
+  };
+  const pem = await run(["x509", "-in", certFile, "-pubkey", "-noout"]);
+  const der = await run(["pkey", "-pubin", "-outform", "der"], pem);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", der));
+  return btoa(String.fromCharCode(...digest));
+}

@@ -44,6 +44,10 @@ const COLON = 58;
 const OPEN_BRACE = 123;
 const QUESTION_MARK = 63;
 
+/** A segment written with an OpenAPI-style parameter, `{id}`. */
+const OPENAPI_PARAM = /\{[A-Za-z_][A-Za-z0-9_]*\}/;
+const OPENAPI_PARAMS = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
 /**
  * Parses a route pattern such as `/users/:id/files/*`.
  *
@@ -89,6 +93,16 @@ export function parsePattern(pattern: string): ParsedPattern {
     }
     if (part === "") fail("empty segment");
     if (!part.includes(":")) {
+      // `{id}` is OpenAPI's and Express 5's spelling of a parameter; as a
+      // literal it could never match ("{" is not allowed in a path
+      // unencoded, RFC 3986 section 3.3), so it is a mistake to point out.
+      if (OPENAPI_PARAM.test(part)) {
+        fail(
+          `"{name}" is not a parameter here; did you mean "${
+            normalized.replace(OPENAPI_PARAMS, ":$1")
+          }"?`,
+        );
+      }
       segments.push({ kind: "static", value: decodeStatic(part, fail) });
       if (part.includes("%")) plainStatic = false;
       continue;

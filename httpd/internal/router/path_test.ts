@@ -54,6 +54,26 @@ Deno.test("parsePattern() rejects malformed patterns with TypeError", () => {
   }
 });
 
+Deno.test("parsePattern() refuses OpenAPI-style {name} segments, suggesting :name", () => {
+  for (
+    const [bad, suggestion] of [
+      ["/users/{id}", "/users/:id"],
+      ["/users/{userId}/posts/{post_id}", "/users/:userId/posts/:post_id"],
+      ["/files/{name}.json", "/files/:name.json"],
+    ]
+  ) {
+    assert.throws(
+      () => parsePattern(bad!),
+      (error: unknown) =>
+        error instanceof TypeError &&
+        error.message.includes(`did you mean "${suggestion}"?`),
+      bad,
+    );
+  }
+  // A constraint in braces after a parameter stays what it was.
+  assert.deepEqual(parsePattern("/:id{[0-9]+}").names, ["id"]);
+});
+
 Deno.test("joinPaths() joins prefixes without doubling or losing slashes", () => {
   const cases: [string, string, string][] = [
     ["/", "/", "/"],
