@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { type Handler, Request, staticFiles } from "@org/httpd";
 import { MetricRegistries } from "@org/metrics";
-import { requestMetrics, requestMetricsClock } from "../cli/request_metrics.ts";
+import { requestMetrics, requestMetricsClock } from "../request_metrics/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -258,35 +258,8 @@ export class ListenError extends Error {
    * assert.equal(error.message, "Cannot listen on [::1]:80: permission denied");
    * ```
    */
-  static from(error: unknown, address: ListenAddress): ListenError;
-  /**
-   * Describes a failed `Deno.listen` for an address.
-   *
-   * @deprecated Use `ListenError.from(error, { hostname, port })`.
-   *
-   * @param error What `Deno.listen` threw.
-   * @param bind The address.
-   * @param port The port.
-   * @returns The listen error.
-   *
-   * @example The positional form
-   * ```ts
-   * import { ListenError } from "@org/httpd-cli";
-   * import assert from "node:assert/strict";
-   *
-   * const error = ListenError.from(new Deno.errors.AddrInUse("in use"), "127.0.0.1", 8080);
-   * assert.equal(error.code, "addr-in-use");
-   * ```
-   */
-  static from(error: unknown, bind: string, port: number): ListenError;
-  static from(
-    error: unknown,
-    address: ListenAddress | string,
-    port?: number,
-  ): ListenError {
-    const { hostname, port: number, setting } = typeof address === "string"
-      ? { hostname: address, port: port!, setting: undefined }
-      : address;
+  static from(error: unknown, address: ListenAddress): ListenError {
+    const { hostname, port: number, setting } = address;
     const where = `${
       hostname.includes(":") ? `[${hostname}]` : hostname
     }:${number}`;

@@ -31,7 +31,7 @@
  * beside the `--config` file (or in the working directory without one), as
  * `@org/metrics` reads them. Prometheus' scrapes get OpenMetrics 1.0. The
  * request timer is published for other servers as
- * `@org/httpd-cli/request-metrics`: a filter for `@org/httpd` and a wrapper
+ * `@org/httpd-metrics`: a filter for `@org/httpd` and a wrapper
  * for `Deno.serve` fetch functions.
  *
  * `--workers N` needs Deno's `--unstable-net` (for `SO_REUSEPORT`); the

@@ -60,7 +60,8 @@ const RUN: LaunchCommand = { name: "run", parse: parseRunArgs, help: RUN_HELP };
  */
 export async function runModule(
   args: readonly string[],
-  options: ServeOptions = {},
+  options?: ServeOptions,
 ): Promise<number> {
+  if (options === undefined) options = {};
   return await launch(RUN, args, options);
 }

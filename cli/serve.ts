@@ -130,8 +130,9 @@ const FLUSH_GRACE_MS = 50;
  */
 export async function runServe(
   args: readonly string[],
-  options: ServeOptions = {},
+  options?: ServeOptions,
 ): Promise<number> {
+  if (options === undefined) options = {};
   return await launch(SERVE, args, options);
 }
 
@@ -146,8 +147,9 @@ export async function runServe(
 export async function launch(
   command: LaunchCommand,
   args: readonly string[],
-  options: ServeOptions = {},
+  options?: ServeOptions,
 ): Promise<number> {
+  if (options === undefined) options = {};
   const out = options.stdout ?? writeStdout;
   const err = options.stderr ?? writeStderr;
   let config: ServeConfig;

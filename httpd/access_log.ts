@@ -184,8 +184,9 @@ let cachedStamp = "";
  */
 export function formatAccessLogLine(
   entry: AccessLogEntry,
-  format: AccessLogFormat = "default",
+  format?: AccessLogFormat,
 ): string {
+  if (format === undefined) format = "default";
   switch (format) {
     case "default":
       return `${commonLine(entry)} ${entry.durationMs.toFixed(3)}ms${

@@ -177,7 +177,7 @@ export function setCookie(res: HasHeaders, cookie: Cookie): void {
 export function deleteCookie(
   res: HasHeaders,
   name: string,
-  attributes: CookieAttributes = {},
+  attributes?: CookieAttributes,
 ): void {
   res.headers.append(
     "set-cookie",

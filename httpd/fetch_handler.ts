@@ -107,8 +107,9 @@ export function fetchHandler<
   Addr extends Deno.NetAddr | Deno.UnixAddr = Deno.NetAddr,
 >(
   fn: FetchFunction<Addr>,
-  options: FetchHandlerOptions = {},
+  options?: FetchHandlerOptions,
 ): Handler {
+  if (options === undefined) options = {};
   const onError = options.onError;
   const fail = (error: unknown, req: Request): Response | Promise<Response> => {
     if (onError === undefined || error instanceof HttpError) {

@@ -235,42 +235,8 @@ export class Filter {
    * assert.equal((await handler(new Request("/"))).headers.get("retry-after"), "60");
    * ```
    */
-  static addHeaderIf(options: AddHeaderIfOptions): Filter;
-  /**
-   * Adds a header, when the condition holds at response time, to every
-   * response that does not already carry it.
-   *
-   * @deprecated Use `Filter.addHeaderIf({ when, header, value })`.
-   *
-   * @param condition Asked once per response.
-   * @param name The field name.
-   * @param value The field value.
-   * @returns The filter.
-   * @throws {TypeError} When the name or value is not a valid field.
-   *
-   * @example The positional form
-   * ```ts
-   * import { Filter, Request, Response } from "@org/httpd";
-   * import assert from "node:assert/strict";
-   *
-   * const handler = Filter.addHeaderIf(() => true, "Retry-After", "60")
-   *   .apply(() => Response.text("ok"));
-   * assert.equal((await handler(new Request("/"))).headers.get("retry-after"), "60");
-   * ```
-   */
-  static addHeaderIf(
-    condition: () => boolean,
-    name: string,
-    value: string,
-  ): Filter;
-  static addHeaderIf(
-    options: AddHeaderIfOptions | (() => boolean),
-    name?: string,
-    value?: string,
-  ): Filter {
-    const { when, header, value: fieldValue } = typeof options === "function"
-      ? { when: options, header: name!, value: value! }
-      : options;
+  static addHeaderIf(options: AddHeaderIfOptions): Filter {
+    const { when, header, value: fieldValue } = options;
     if (typeof when !== "function") {
       throw new TypeError(
         `Cannot add header "${header}": the condition is not a function`,
@@ -314,54 +280,17 @@ export class Filter {
    * assert.equal(res.headers.has("x-robots-tag"), false);
    * ```
    */
-  static addHeaderIfEnv(options: AddHeaderIfEnvOptions): Filter;
-  /**
-   * Adds a header when an environment variable equals a value; the variable
-   * is read once, here.
-   *
-   * @deprecated Use
-   * `Filter.addHeaderIfEnv({ variable, equals, header, value })`.
-   *
-   * @param variable The environment variable, such as `STAGING`.
-   * @param expected The value that turns the header on, such as `true`.
-   * @param name The field name.
-   * @param value The field value.
-   * @returns The filter.
-   * @throws {TypeError} When the name or value is not a valid field.
-   *
-   * @example The positional form
-   * ```ts
-   * import { Filter, Request, Response } from "@org/httpd";
-   * import assert from "node:assert/strict";
-   *
-   * const filter = Filter.addHeaderIfEnv("HTTPD_EXAMPLE_UNSET", "true", "X-Robots-Tag", "noindex");
-   * const res = await filter.apply(() => Response.text("ok"))(new Request("/"));
-   * assert.equal(res.headers.has("x-robots-tag"), false);
-   * ```
-   */
-  static addHeaderIfEnv(
-    variable: string,
-    expected: string,
-    name: string,
-    value: string,
-  ): Filter;
-  static addHeaderIfEnv(
-    options: AddHeaderIfEnvOptions | string,
-    expected?: string,
-    name?: string,
-    value?: string,
-  ): Filter {
-    const o: AddHeaderIfEnvOptions = typeof options === "string"
-      ? { variable: options, equals: expected!, header: name!, value: value! }
-      : options;
-    checkField(o.header, o.value);
-    if (typeof o.variable !== "string" || typeof o.equals !== "string") {
+  static addHeaderIfEnv(options: AddHeaderIfEnvOptions): Filter {
+    checkField(options.header, options.value);
+    if (
+      typeof options.variable !== "string" || typeof options.equals !== "string"
+    ) {
       throw new TypeError(
-        `Cannot add header "${o.header}": the variable and the value it equals must be strings`,
+        `Cannot add header "${options.header}": the variable and the value it equals must be strings`,
       );
     }
-    const on = readEnv(o.variable) === o.equals;
-    return on ? Filter.addHeader(o.header, o.value) : new Filter();
+    const on = readEnv(options.variable) === options.equals;
+    return on ? Filter.addHeader(options.header, options.value) : new Filter();
   }
 
   /**
@@ -407,7 +336,8 @@ export class Filter {
    * assert.deepEqual(JSON.parse(text), data);
    * ```
    */
-  static compress(options: CompressOptions = {}): Filter {
+  static compress(options?: CompressOptions): Filter {
+    if (options === undefined) options = {};
     return new Filter(compressFilter(resolveCompressOptions(options)));
   }
 
@@ -434,7 +364,8 @@ export class Filter {
    * assert.deepEqual(JSON.parse(gunzipSync(await res.body.bytes()).toString()), data);
    * ```
    */
-  static gzip(threshold: number = DEFAULT_COMPRESS_THRESHOLD): Filter {
+  static gzip(threshold?: number): Filter {
+    if (threshold === undefined) threshold = DEFAULT_COMPRESS_THRESHOLD;
     return Filter.compress({ threshold, encodings: ["gzip"] });
   }
 
@@ -503,7 +434,8 @@ export class Filter {
    * assert.equal(put.headers.get("vary"), "Origin");
    * ```
    */
-  static cors(options: CorsOptions = {}): Filter {
+  static cors(options?: CorsOptions): Filter {
+    if (options === undefined) options = {};
     return new Filter(corsFilter(options));
   }
 
@@ -534,7 +466,8 @@ export class Filter {
    * assert.match(made.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
    * ```
    */
-  static requestId(options: RequestIdOptions = {}): Filter {
+  static requestId(options?: RequestIdOptions): Filter {
+    if (options === undefined) options = {};
     return new Filter(requestIdFilter(options));
   }
 

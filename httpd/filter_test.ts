@@ -153,29 +153,6 @@ Deno.test({
   },
 });
 
-Deno.test("the deprecated positional forms still work", async () => {
-  const name = "HTTPD_FILTER_TEST_POSITIONAL";
-  Deno.env.set(name, "1");
-  try {
-    let on = false;
-    const handler = Filter.addHeaderIf(() => on, "x-if", "yes")
-      .andThen(Filter.addHeaderIfEnv(name, "1", "x-env", "staging"))
-      .apply(ok);
-    const before = await handler(new Request("/"));
-    assert.equal(before.headers.has("x-if"), false);
-    assert.equal(before.headers.get("x-env"), "staging");
-    on = true;
-    assert.equal((await handler(new Request("/"))).headers.get("x-if"), "yes");
-    assert.throws(() => Filter.addHeaderIf(() => on, "x", "a\nb"), TypeError);
-    assert.throws(
-      () => Filter.addHeaderIfEnv(name, "1", "bad name", "v"),
-      TypeError,
-    );
-  } finally {
-    Deno.env.delete(name);
-  }
-});
-
 Deno.test("gzip() rejects a negative or fractional threshold", () => {
   assert.throws(() => Filter.gzip(-1), RangeError);
   assert.throws(() => Filter.gzip(1.5), RangeError);

@@ -219,7 +219,8 @@ export class Response {
    * assert.equal(res.headers.get("location"), "/login");
    * ```
    */
-  static redirect(location: string, status = 302): Response {
+  static redirect(location: string, status?: number): Response {
+    if (status === undefined) status = 302;
     return new Response(null, { status, headers: { location } });
   }
 }

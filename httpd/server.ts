@@ -1252,6 +1252,30 @@ export class ServerBuilder {
   }
 
   /**
+   * Sets {@linkcode ServerOptions.tracing}: OpenTelemetry server spans.
+   * Default: on when OpenTelemetry is registered when the server is made.
+   *
+   * @param enabled Whether to trace requests.
+   * @returns This builder.
+   */
+  tracing(enabled: boolean): this {
+    this.#options.tracing = enabled;
+    return this;
+  }
+
+  /**
+   * Sets {@linkcode ServerOptions.http3}: HTTP/3 beside HTTPS (needs
+   * `--unstable-net`). Default `false`.
+   *
+   * @param http3 `true`, or the UDP port to use.
+   * @returns This builder.
+   */
+  http3(http3: boolean | Http3ServerOptions): this {
+    this.#options.http3 = http3;
+    return this;
+  }
+
+  /**
    * Builds the server: `new Server(options)` with the options set so far.
    *
    * @returns The server, not yet started.

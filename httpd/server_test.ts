@@ -101,3 +101,32 @@ Deno.test("new Server() and the builder refuse the same bad options", () => {
     assert.throws(() => builder.build(), type);
   }
 });
+
+Deno.test("Server.builder() has one setter per option, named after it", () => {
+  // As a record, so an option added to ServerOptions without its setter
+  // (or renamed) fails to type-check here.
+  const fields: Record<keyof ServerOptions, true> = {
+    port: true,
+    bindAddress: true,
+    path: true,
+    tls: true,
+    alpnProtocols: true,
+    reusePort: true,
+    proxyProtocol: true,
+    handler: true,
+    listeners: true,
+    signal: true,
+    onListen: true,
+    limits: true,
+    http2: true,
+    requestContext: true,
+    buildInfo: true,
+    onError: true,
+    tracing: true,
+    http3: true,
+  };
+  const setters = Object.getOwnPropertyNames(
+    Object.getPrototypeOf(Server.builder()),
+  ).filter((name) => name !== "constructor" && name !== "build");
+  assert.deepEqual(setters.sort(), Object.keys(fields).sort());
+});

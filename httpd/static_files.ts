@@ -2,8 +2,9 @@
  * The static file handler: files from directories and from module-shipped
  * assets, with validators, conditional requests, ranges, precompressed
  * sidecars, index files and safe fallbacks. Configure it with an options
- * object, {@linkcode staticFiles}, or step by step with
- * {@linkcode StaticFileHandler.builder}; both give the same handler.
+ * object, {@linkcode staticFiles}; {@linkcode StaticFileHandler.builder} is
+ * fluent sugar over the same options (each setter is named after the
+ * option it sets) and gives the same handler.
  *
  * @module
  */
@@ -14,7 +15,6 @@ import {
   checkCacheControl,
   checkCacheRules,
   checkDotfiles,
-  checkEmbedded,
   checkFallback,
   checkFetch,
   checkIndexFiles,
@@ -315,7 +315,7 @@ export function staticFiles(options: StaticFileOptions): Handler {
  *
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/hello.txt`, "Hello, World!");
- * const handler = StaticFileHandler.builder().addPath(dir).build();
+ * const handler = StaticFileHandler.builder().roots(dir).build();
  * const res = await handler(new Request("/hello.txt"));
  * assert.equal(res.status, 200);
  * await Deno.remove(dir, { recursive: true });
@@ -332,7 +332,7 @@ export const StaticFileHandler: {
    * import { StaticFileHandler } from "@org/httpd";
    *
    * const handler = StaticFileHandler.builder()
-   *   .addPath("./dist")
+   *   .roots("./dist")
    *   .spaFallback("index.html")
    *   .preferPrecompressed(true)
    *   .build();
@@ -346,12 +346,14 @@ export const StaticFileHandler: {
 };
 
 /**
- * Configures a static file handler step by step. Each setter fills the
- * {@linkcode StaticFileOptions} field of the same name (`addPath` and
- * `addEmbedded` append to `roots`, `statCacheTtl` sets `statCacheTtlMs`,
- * `fetchWith` sets `fetch`) and checks the value at once, with the checks
- * and errors of {@linkcode staticFiles}; {@linkcode StaticFileHandlerBuilder.build}
- * hands the options to {@linkcode staticFiles}.
+ * Configures a static file handler step by step: thin sugar over
+ * {@linkcode StaticFileOptions}. Each setter is named after the option it
+ * fills and takes its value (the list options `roots`, `cacheRules` and
+ * `indexFiles` as arguments), checking it at once with the checks and
+ * errors of {@linkcode staticFiles}. `roots` and `cacheRules` add to their
+ * lists, so they can be called once per entry; every other setter replaces
+ * the value. {@linkcode StaticFileHandlerBuilder.build} hands the options
+ * to {@linkcode staticFiles}.
  *
  * @example Several roots, searched in order
  * ```ts
@@ -361,7 +363,7 @@ export const StaticFileHandler: {
  * const a = await Deno.makeTempDir();
  * const b = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${b}/only-in-b.css`, "p{}");
- * const handler = StaticFileHandler.builder().addPath(a).addPath(b)
+ * const handler = StaticFileHandler.builder().roots(a, b)
  *   .cacheControl("max-age=60").build();
  * const res = await handler(new Request("/only-in-b.css"));
  * assert.equal(res.status, 200);
@@ -375,30 +377,27 @@ export class StaticFileHandlerBuilder {
   #options: StaticFileOptions = { roots: this.#roots };
 
   /**
-   * Adds a directory to serve from. Roots are searched in the order added.
+   * Adds to {@linkcode StaticFileOptions.roots}: directories, or URLs of
+   * files that ship with a module (`new URL("./public/", import.meta.url)`).
+   * Roots are searched in the order added. As in the options, a string is
+   * a path on disk: give a URL as a `URL`.
    *
-   * @param dir A path (relative to the working directory) or a URL, as in
-   * {@linkcode StaticFileOptions.roots}.
+   * @param roots Paths (relative to the working directory) or URLs.
    * @returns This builder.
    * @throws {TypeError} On an empty path or a URL of another scheme.
-   */
-  addPath(dir: string | URL): this {
-    this.#roots.push(rootOption(checkRoot(dir)));
-    return this;
-  }
-
-  /**
-   * Adds files that ship with a module, such as
-   * `new URL("./public/", import.meta.url)`: see
-   * {@linkcode StaticFileOptions.roots}.
    *
-   * @param url The base URL of the files, as a `URL` or an absolute URL
-   * string; a trailing slash is added.
-   * @returns This builder.
-   * @throws {TypeError} When the URL is neither `file:` nor `http(s):`.
+   * @example Files beside the module
+   * ```ts
+   * import { StaticFileHandler } from "@org/httpd";
+   *
+   * const handler = StaticFileHandler.builder()
+   *   .roots(new URL("./public/", import.meta.url), "./uploads")
+   *   .build();
+   * ```
    */
-  addEmbedded(url: string | URL): this {
-    this.#roots.push(rootOption(checkEmbedded(url)));
+  roots(...roots: (string | URL)[]): this {
+    const checked = roots.map((root) => rootOption(checkRoot(root)));
+    this.#roots.push(...checked);
     return this;
   }
 
@@ -426,17 +425,30 @@ export class StaticFileHandlerBuilder {
   }
 
   /**
-   * Appends a rule to {@linkcode StaticFileOptions.cacheRules}.
+   * Adds rules to {@linkcode StaticFileOptions.cacheRules}, tried in the
+   * order added.
    *
-   * @param match A glob over the URL path, such as `assets/**`.
-   * @param cacheControl The value for the files it matches.
+   * @param rules Globs over the URL path and their `Cache-Control` values.
    * @returns This builder.
    * @throws {TypeError} On a malformed glob or a value with CR, LF or NUL.
+   *
+   * @example Fingerprinted assets for a year, HTML revalidated
+   * ```ts
+   * import { StaticFileHandler } from "@org/httpd";
+   *
+   * const handler = StaticFileHandler.builder()
+   *   .roots("./dist")
+   *   .cacheRules(
+   *     { match: "assets/**", cacheControl: "public, max-age=31536000, immutable" },
+   *     { match: "*.html", cacheControl: "no-cache" },
+   *   )
+   *   .build();
+   * ```
    */
-  cacheRule(match: string, cacheControl: string): this {
-    const rule = { match, cacheControl };
-    checkCacheRules([rule]);
-    this.#options.cacheRules = [...(this.#options.cacheRules ?? []), rule];
+  cacheRules(...rules: CacheRule[]): this {
+    const copies = rules.map((r) => ({ ...r }));
+    checkCacheRules(copies);
+    this.#options.cacheRules = [...(this.#options.cacheRules ?? []), ...copies];
     return this;
   }
 
@@ -541,7 +553,7 @@ export class StaticFileHandlerBuilder {
    * @returns This builder.
    * @throws {RangeError} When negative or not finite.
    */
-  statCacheTtl(ms: number): this {
+  statCacheTtlMs(ms: number): this {
     this.#options.statCacheTtlMs = checkNonNegative("statCacheTtlMs", ms);
     return this;
   }
@@ -587,7 +599,7 @@ export class StaticFileHandlerBuilder {
    *
    * const dir = await Deno.makeTempDir();
    * await Deno.writeTextFile(`${dir}/site.css`, "p{}");
-   * const handler = StaticFileHandler.builder().addPath(dir).urlPrefix("/static").build();
+   * const handler = StaticFileHandler.builder().roots(dir).urlPrefix("/static").build();
    * assert.equal((await handler(new Request("/static/site.css"))).status, 200);
    * assert.equal((await handler(new Request("/site.css"))).status, 404);
    * const bare = await handler(new Request("/static?v=1"));
@@ -606,7 +618,7 @@ export class StaticFileHandlerBuilder {
    * @param fn A `fetch`-compatible function.
    * @returns This builder.
    */
-  fetchWith(fn: typeof fetch): this {
+  fetch(fn: typeof fetch): this {
     this.#options.fetch = checkFetch(fn);
     return this;
   }

@@ -32,9 +32,9 @@ Deno.test("staticFiles() and the builder give the same answers", async () => {
     cacheControl: "max-age=60",
     statCacheTtlMs: 0,
   });
-  const byBuilder = StaticFileHandler.builder().addPath(dir)
+  const byBuilder = StaticFileHandler.builder().roots(dir)
     .spaFallback("index.html").immutableFingerprinted(true)
-    .cacheControl("max-age=60").statCacheTtl(0).build();
+    .cacheControl("max-age=60").statCacheTtlMs(0).build();
   const requests: [string, Record<string, string>][] = [
     ["/a.txt", {}],
     ["/app.3f9a1c2e.js", {}],
@@ -50,6 +50,33 @@ Deno.test("staticFiles() and the builder give the same answers", async () => {
     assert.equal(await text(a), await text(b), path);
   }
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("every builder setter is named after the option it sets", () => {
+  // Every field of StaticFileOptions, as a record so that a field added to
+  // the interface without its setter (or renamed) fails to type-check here.
+  const fields: Record<keyof StaticFileOptions, true> = {
+    roots: true,
+    cacheInMemory: true,
+    cacheControl: true,
+    cacheRules: true,
+    immutableFingerprinted: true,
+    preferPrecompressed: true,
+    spaFallback: true,
+    notFoundFile: true,
+    directoryListing: true,
+    dotfiles: true,
+    indexFiles: true,
+    statCacheTtlMs: true,
+    maxCachedFileSize: true,
+    memoryLimit: true,
+    fetch: true,
+    urlPrefix: true,
+  };
+  const setters = Object.getOwnPropertyNames(
+    Object.getPrototypeOf(StaticFileHandler.builder()),
+  ).filter((name) => name !== "constructor" && name !== "build");
+  assert.deepEqual(setters.sort(), Object.keys(fields).sort());
 });
 
 Deno.test("staticFiles() searches paths and URLs in the order given", async () => {
@@ -97,7 +124,7 @@ Deno.test("staticFiles() takes a snapshot of its options", async () => {
 Deno.test("the builder refuses a bad value at once, with the error of staticFiles()", () => {
   const cases: [() => unknown, () => unknown, ErrorConstructor][] = [
     [
-      () => StaticFileHandler.builder().statCacheTtl(-1),
+      () => StaticFileHandler.builder().statCacheTtlMs(-1),
       () => staticFiles({ roots: ["."], statCacheTtlMs: -1 }),
       RangeError,
     ],
@@ -122,7 +149,7 @@ Deno.test("the builder refuses a bad value at once, with the error of staticFile
       TypeError,
     ],
     [
-      () => StaticFileHandler.builder().addPath(""),
+      () => StaticFileHandler.builder().roots(""),
       () => staticFiles({ roots: [""] }),
       TypeError,
     ],
@@ -133,7 +160,7 @@ Deno.test("the builder refuses a bad value at once, with the error of staticFile
     ],
     [
       () =>
-        StaticFileHandler.builder().addPath(".").spaFallback("a")
+        StaticFileHandler.builder().roots(".").spaFallback("a")
           .notFoundFile("b").build(),
       () => staticFiles({ roots: ["."], spaFallback: "a", notFoundFile: "b" }),
       TypeError,

@@ -173,8 +173,9 @@ export function upgradeWebSocket(
 ): FetchWebSocketUpgrade;
 export function upgradeWebSocket(
   req: Request | globalThis.Request,
-  options: UpgradeWebSocketOptions = {},
+  options?: UpgradeWebSocketOptions,
 ): WebSocketUpgrade | FetchWebSocketUpgrade {
+  if (options === undefined) options = {};
   if (req instanceof globalThis.Request) return upgradeFetch(req, options);
   if (upgraded.has(req)) {
     throw new TypeError("Cannot upgrade: the request was already upgraded");

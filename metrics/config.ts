@@ -184,9 +184,11 @@ export class MetricsConfig {
    * @param onWarning Receives one warning per malformed key.
    */
   constructor(
-    values: MetricsConfigValues = {},
-    onWarning: (warning: ConfigWarning) => void = defaultWarn,
+    values?: MetricsConfigValues,
+    onWarning?: (warning: ConfigWarning) => void,
   ) {
+    if (values === undefined) values = {};
+    if (onWarning === undefined) onWarning = defaultWarn;
     const copy: Record<string, string> = {};
     for (const [key, value] of Object.entries(values)) {
       if (value !== undefined) copy[key] = value;
@@ -378,8 +380,9 @@ function readPropertiesFile(
  * @returns The resolved configuration.
  */
 export function resolveMetricsConfig(
-  options: MetricsConfigOptions = {},
+  options?: MetricsConfigOptions,
 ): MetricsConfig {
+  if (options === undefined) options = {};
   return new MetricsConfig(
     readConfigValues(METRICS_CONFIG_KEYS, options),
     options.onWarning ?? defaultWarn,
@@ -398,8 +401,9 @@ export function resolveMetricsConfig(
  */
 export function readConfigValues(
   keys: readonly string[],
-  options: MetricsConfigOptions = {},
+  options?: MetricsConfigOptions,
 ): Record<string, string> {
+  if (options === undefined) options = {};
   const onWarning = options.onWarning ?? defaultWarn;
   const file = options.propertiesFile === undefined
     ? DEFAULT_PROPERTIES_FILE

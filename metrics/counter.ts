@@ -51,7 +51,8 @@ export class Counter {
    * @throws {RangeError} When `n` is negative or NaN.
    * @throws {InvalidNameError} When the exemplar labels break OpenMetrics' rules.
    */
-  inc(n = 1, exemplar?: ExemplarLabels): void {
+  inc(n?: number, exemplar?: ExemplarLabels): void {
+    if (n === undefined) n = 1;
     if (!(n >= 0)) {
       throw new RangeError(`Cannot increment a counter by "${n}": negative`);
     }

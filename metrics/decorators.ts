@@ -64,11 +64,6 @@ import { MetricConflictError, MetricStateError } from "./errors.ts";
 import { MetricUnits } from "./units.ts";
 import { removedMetrics } from "./internal/access.ts";
 
-// The decorators' options and injected fields name the library's types:
-// this entry point re-exports them (types only), so it documents itself
-// when read on its own.
-export type * from "./mod.ts";
-
 /** Options shared by every decorator. */
 export interface MetricDecoratorOptions {
   /** The metric name; derived from the member or class when omitted. */
@@ -454,8 +449,9 @@ function classOrMethod(
  * @returns A decorator for a class or a method.
  */
 export function counted(
-  options: MetricDecoratorOptions = {},
+  options?: MetricDecoratorOptions,
 ): ClassOrMethodDecorator {
+  if (options === undefined) options = {};
   return classOrMethod("counted", options);
 }
 
@@ -487,8 +483,9 @@ export function counted(
  * @returns A decorator for a class or a method.
  */
 export function timed(
-  options: MetricDecoratorOptions = {},
+  options?: MetricDecoratorOptions,
 ): ClassOrMethodDecorator {
+  if (options === undefined) options = {};
   return classOrMethod("timed", options);
 }
 

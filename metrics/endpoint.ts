@@ -110,8 +110,9 @@ function parsePath(
  * @returns The handler.
  */
 export function metricsHandler(
-  options: MetricsHandlerOptions = {},
+  options?: MetricsHandlerOptions,
 ): FetchHandler {
+  if (options === undefined) options = {};
   const base = (options.path ?? "/metrics").replace(/\/+$/, "");
   const collect = options.collect ??
     ((filter: StateFilter) =>

@@ -54,7 +54,8 @@ export class Histogram {
    * @param options Percentiles and buckets.
    * @throws {RangeError} When a percentile or bucket is out of range.
    */
-  constructor(options: DistributionOptions = {}) {
+  constructor(options?: DistributionOptions) {
+    if (options === undefined) options = {};
     this.#core = new Distribution(distributionSettings(options));
     distributionOf.set(this, this.#core);
   }

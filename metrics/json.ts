@@ -83,8 +83,9 @@ function percentileKey(q: number): string {
  */
 export function renderJson(
   state: MetricsState,
-  options: { scope?: string } = {},
+  options?: { scope?: string },
 ): { [key: string]: JsonValue } {
+  if (options === undefined) options = {};
   const root: { [key: string]: JsonValue } = {};
   for (const scope of state.scopes) {
     const out: { [key: string]: JsonValue } = {};
@@ -152,8 +153,9 @@ export function renderJson(
  */
 export function renderJsonMetadata(
   state: MetricsState,
-  options: { scope?: string } = {},
+  options?: { scope?: string },
 ): { [key: string]: JsonValue } {
+  if (options === undefined) options = {};
   const root: { [key: string]: JsonValue } = {};
   for (const scope of state.scopes) {
     const out: { [key: string]: JsonValue } = {};

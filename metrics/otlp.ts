@@ -166,8 +166,9 @@ export class OtlpExporter implements AsyncDisposable {
    */
   constructor(
     registries: MetricRegistries,
-    options: OtlpExporterOptions = {},
+    options?: OtlpExporterOptions,
   ) {
+    if (options === undefined) options = {};
     const maxAttempts = options.maxAttempts ?? DEFAULT_OTLP_MAX_ATTEMPTS;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(
@@ -443,7 +444,8 @@ async function rejectedPoints(response: Response): Promise<number> {
  */
 export function startOtlpExporter(
   registries: MetricRegistries,
-  options: OtlpExporterOptions = {},
+  options?: OtlpExporterOptions,
 ): OtlpExporter {
+  if (options === undefined) options = {};
   return new OtlpExporter(registries, options);
 }

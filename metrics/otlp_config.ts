@@ -228,7 +228,8 @@ function checkMillis(name: string, value: number | undefined): void {
  * @throws {RangeError} When an explicit number of milliseconds is negative or not finite.
  * @throws {TypeError} When the explicit endpoint is not an http or https URL.
  */
-export function resolveOtlpConfig(options: OtlpConfigOptions = {}): OtlpConfig {
+export function resolveOtlpConfig(options?: OtlpConfigOptions): OtlpConfig {
+  if (options === undefined) options = {};
   checkMillis("timeoutMs", options.timeoutMs);
   checkMillis("intervalMs", options.intervalMs);
   checkMillis("exportTimeoutMs", options.exportTimeoutMs);

@@ -227,8 +227,9 @@ function numberPoint(
  */
 export function renderOtlpJson(
   state: MetricsState,
-  options: OtlpJsonOptions = {},
+  options?: OtlpJsonOptions,
 ): string {
+  if (options === undefined) options = {};
   const time = options.time ?? Date.now();
   const timeUnixNano = millisToNanos(time);
   const fallbackStart = millisToNanos(options.startTime ?? time);

@@ -48,38 +48,8 @@ export const PROMETHEUS_CONTENT_TYPE =
  */
 export function prometheusName(
   metric: Pick<MetricState, "name" | "type" | "unit">,
-): string;
-/**
- * The exposed base name of a metric.
- *
- * @deprecated Use `prometheusName({ name, type, unit })`.
- *
- * @example The positional form
- * ```ts
- * import { prometheusName } from "@org/metrics";
- * import assert from "node:assert/strict";
- *
- * assert.equal(prometheusName("noTagTimer", "timer", "nanoseconds"), "noTagTimer_seconds");
- * ```
- *
- * @param name The MicroProfile metric name.
- * @param type The metric type.
- * @param unit The metadata unit.
- * @returns The Prometheus family name.
- */
-export function prometheusName(
-  name: string,
-  type: MetricState["type"],
-  unit: string,
-): string;
-export function prometheusName(
-  metric: string | Pick<MetricState, "name" | "type" | "unit">,
-  type?: MetricState["type"],
-  unit?: string,
 ): string {
-  return typeof metric === "string"
-    ? exposedName(metric, type!, unit!)
-    : exposedName(metric.name, metric.type, metric.unit);
+  return exposedName(metric.name, metric.type, metric.unit);
 }
 
 /**

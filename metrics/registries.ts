@@ -59,7 +59,8 @@ export class MetricRegistries {
    *
    * @param options Configuration and clock.
    */
-  constructor(options: MetricRegistriesOptions = {}) {
+  constructor(options?: MetricRegistriesOptions) {
+    if (options === undefined) options = {};
     const config = options.config;
     this.config = config instanceof MetricsConfig
       ? config
@@ -79,7 +80,8 @@ export class MetricRegistries {
    * @returns The registry.
    * @throws {InvalidNameError} When the scope name is invalid.
    */
-  get(scope: string = APPLICATION_SCOPE): MetricRegistry {
+  get(scope?: string): MetricRegistry {
+    if (scope === undefined) scope = APPLICATION_SCOPE;
     let registry = this.#registries.get(scope);
     if (registry === undefined) {
       checkScopeName(scope);
@@ -119,7 +121,8 @@ export class MetricRegistries {
    * @param filter Only this scope and/or metric name.
    * @returns The state.
    */
-  state(filter: StateFilter = {}): MetricsState {
+  state(filter?: StateFilter): MetricsState {
+    if (filter === undefined) filter = {};
     const scopes = [];
     for (const [scope, registry] of this.#registries) {
       if (filter.scope !== undefined && filter.scope !== scope) continue;
@@ -189,6 +192,7 @@ export function setDefaultRegistries(registries: MetricRegistries): void {
  * @returns The registry.
  * @throws {InvalidNameError} When the scope name is invalid.
  */
-export function getRegistry(scope: string = APPLICATION_SCOPE): MetricRegistry {
+export function getRegistry(scope?: string): MetricRegistry {
+  if (scope === undefined) scope = APPLICATION_SCOPE;
   return defaultRegistries().get(scope);
 }

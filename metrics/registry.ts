@@ -222,11 +222,11 @@ export class MetricRegistry {
    * @param options Configuration and clock.
    * @throws {InvalidNameError} When the scope name is invalid.
    */
-  constructor(scope: string, options: MetricRegistryOptions = {}) {
+  constructor(scope: string, options?: MetricRegistryOptions) {
     checkScopeName(scope);
     this.scope = scope;
-    this.config = options.config ?? new MetricsConfig();
-    this.#clock = options.clock ?? coarseNow;
+    this.config = options?.config ?? new MetricsConfig();
+    this.#clock = options?.clock ?? coarseNow;
   }
 
   /**
@@ -272,12 +272,12 @@ export class MetricRegistry {
   functionCounter(
     name: MetricName,
     supplier: () => number | bigint,
-    options: GaugeOptions = {},
+    options?: GaugeOptions,
   ): Counter {
     return this.#getOrCreate(
       "counter",
       name,
-      options.tags,
+      options?.tags,
       supplier,
     ) as Counter;
   }
@@ -337,9 +337,9 @@ export class MetricRegistry {
   gauge(
     name: MetricName,
     supplier: () => number | bigint,
-    options: GaugeOptions = {},
+    options?: GaugeOptions,
   ): Gauge {
-    return this.#getOrCreate("gauge", name, options.tags, supplier) as Gauge;
+    return this.#getOrCreate("gauge", name, options?.tags, supplier) as Gauge;
   }
 
   #getOrCreate(

@@ -125,8 +125,9 @@ function works(fn: () => unknown): boolean {
  * @returns The handle.
  */
 export function registerRuntimeMetrics(
-  options: RuntimeMetricsOptions = {},
+  options?: RuntimeMetricsOptions,
 ): RuntimeMetrics {
+  if (options === undefined) options = {};
   const registries = options.registries ?? defaultRegistries();
   const existing = handles.get(registries);
   if (existing !== undefined) return existing;
@@ -465,8 +466,9 @@ const connectionSources = new WeakMap<MetricRegistries, Set<() => number>>();
  */
 export function trackConnections(
   source: ConnectionSource,
-  options: TrackConnectionsOptions = {},
+  options?: TrackConnectionsOptions,
 ): ConnectionTracking {
+  if (options === undefined) options = {};
   const registries = options.registries ?? defaultRegistries();
   let sources = connectionSources.get(registries);
   if (sources === undefined) {

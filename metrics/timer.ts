@@ -91,7 +91,8 @@ export class Timer {
    * @param options Percentiles, and buckets in nanoseconds.
    * @throws {RangeError} When a percentile or bucket is out of range.
    */
-  constructor(options: DistributionOptions = {}) {
+  constructor(options?: DistributionOptions) {
+    if (options === undefined) options = {};
     this.#core = new Distribution(distributionSettings(options));
     distributionOf.set(this, this.#core);
   }

@@ -26,7 +26,7 @@ import {
   HTTP_ATTRIBUTE_NAMES,
   REQUEST_DURATION_BUCKETS,
   requestMetrics,
-} from "@org/httpd-cli/request-metrics";
+} from "@org/httpd-metrics";
 import { PROMTOOL, promtoolCheck } from "./support/promtool.ts";
 import { startOtlpJsonReceiver } from "./support/otlp_json_receiver.ts";
 

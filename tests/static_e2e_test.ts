@@ -15,7 +15,7 @@ Deno.test("StaticFileHandler behind a real Server answers curl", async (t) => {
   await Deno.mkdir(`${dir}/docs`);
   await Deno.writeTextFile(`${dir}/docs/index.html`, "<p>docs</p>");
   await buildStaticIndex(dir, { compress: ["gzip", "br"] });
-  const handler = StaticFileHandler.builder().addPath(dir).preferPrecompressed(
+  const handler = StaticFileHandler.builder().roots(dir).preferPrecompressed(
     true,
   ).build();
   await using server = await startServer(handler);

@@ -46,7 +46,7 @@ const TEN = "0123456789";
 
 Deno.test("StaticFileHandler answers GET with validators and HEAD without content", async () => {
   const dir = await makeRoot({ "a.txt": TEN });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   const got = await call(h, "/a.txt");
   assert.equal(got.status, 200);
   assert.equal(got.text, TEN);
@@ -55,7 +55,7 @@ Deno.test("StaticFileHandler answers GET with validators and HEAD without conten
   assert.match(got.headers.get("last-modified")!, / GMT$/);
   assert.equal(got.headers.get("accept-ranges"), "bytes");
   assert.equal(got.headers.has("vary"), false);
-  const head = await StaticFileHandler.builder().addPath(dir).cacheInMemory(
+  const head = await StaticFileHandler.builder().roots(dir).cacheInMemory(
     false,
   ).build()(
     new Request("/a.txt", { method: "HEAD" }),
@@ -69,7 +69,7 @@ Deno.test("StaticFileHandler answers GET with validators and HEAD without conten
 
 Deno.test("StaticFileHandler answers other methods with 405 and Allow", async () => {
   const dir = await makeRoot({ "a.txt": TEN });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   for (const method of ["POST", "PUT", "DELETE", "OPTIONS", "PATCH", "BREW"]) {
     const got = await call(h, "/a.txt", {}, method);
     assert.equal(got.status, 405, method);
@@ -80,7 +80,7 @@ Deno.test("StaticFileHandler answers other methods with 405 and Allow", async ()
 
 Deno.test("StaticFileHandler evaluates preconditions (RFC 9110 section 13.2.2)", async () => {
   const dir = await makeRoot({ "a.txt": TEN });
-  const h = StaticFileHandler.builder().addPath(dir).cacheControl("max-age=60")
+  const h = StaticFileHandler.builder().roots(dir).cacheControl("max-age=60")
     .build();
   const first = await call(h, "/a.txt");
   const etag = first.headers.get("etag")!;
@@ -117,7 +117,7 @@ Deno.test("StaticFileHandler evaluates preconditions (RFC 9110 section 13.2.2)",
 Deno.test("StaticFileHandler serves ranges (RFC 9110 section 14)", async () => {
   const dir = await makeRoot({ "a.txt": TEN });
   for (const cache of [true, false]) {
-    const h = StaticFileHandler.builder().addPath(dir).cacheInMemory(cache)
+    const h = StaticFileHandler.builder().roots(dir).cacheInMemory(cache)
       .build();
     const cases: [string, string, string][] = [
       ["bytes=0-3", "0123", "bytes 0-3/10"],
@@ -149,7 +149,7 @@ Deno.test("StaticFileHandler answers several ranges with multipart/byteranges", 
   const content = "x".repeat(1000);
   const dir = await makeRoot({ "a.txt": content });
   for (const cache of [true, false]) {
-    const h = StaticFileHandler.builder().addPath(dir).cacheInMemory(cache)
+    const h = StaticFileHandler.builder().roots(dir).cacheInMemory(cache)
       .build();
     const got = await call(h, "/a.txt", { range: "bytes=0-1,500-501,-2" });
     assert.equal(got.status, 206);
@@ -179,7 +179,7 @@ Deno.test("StaticFileHandler answers several ranges with multipart/byteranges", 
 
 Deno.test("StaticFileHandler honours If-Range only on an exact validator", async () => {
   const dir = await makeRoot({ "a.txt": TEN });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   const first = await call(h, "/a.txt");
   const etag = first.headers.get("etag")!;
   const lm = first.headers.get("last-modified")!;
@@ -217,7 +217,7 @@ Deno.test("StaticFileHandler redirects a directory to its slash form and serves 
     "empty/a.bin": "x",
     "alt/default.htm": "alt",
   });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   const redirect = await call(h, "/docs?x=1");
   assert.equal(redirect.status, 301);
   assert.equal(redirect.headers.get("location"), "/docs/?x=1");
@@ -230,7 +230,7 @@ Deno.test("StaticFileHandler redirects a directory to its slash form and serves 
   assert.equal((await call(h, "/empty")).status, 404);
   assert.equal((await call(h, "/empty/")).status, 404);
   assert.equal((await call(h, "/docs/index.html/")).status, 404);
-  const alt = StaticFileHandler.builder().addPath(dir).indexFiles(
+  const alt = StaticFileHandler.builder().roots(dir).indexFiles(
     "index.html",
     "default.htm",
   ).build();
@@ -244,7 +244,7 @@ Deno.test("StaticFileHandler single-page mode answers only navigations", async (
     "page.html": "page",
     "v1.2/x": "x",
   });
-  const h = StaticFileHandler.builder().addPath(dir).spaFallback("index.html")
+  const h = StaticFileHandler.builder().roots(dir).spaFallback("index.html")
     .build();
   const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
   const shell = await call(h, "/users/7", html);
@@ -275,7 +275,7 @@ Deno.test("StaticFileHandler single-page mode answers only navigations", async (
 
 Deno.test("StaticFileHandler notFoundFile answers with 404 and its content", async () => {
   const dir = await makeRoot({ "404.html": "gone", "a.txt": "a" });
-  const h = StaticFileHandler.builder().addPath(dir).notFoundFile("/404.html")
+  const h = StaticFileHandler.builder().roots(dir).notFoundFile("/404.html")
     .build();
   const got = await call(h, "/nope.js", {
     "if-none-match": "*",
@@ -288,7 +288,7 @@ Deno.test("StaticFileHandler notFoundFile answers with 404 and its content", asy
   assert.equal((await call(h, "/a.txt")).text, "a");
   assert.throws(
     () =>
-      StaticFileHandler.builder().addPath(dir).spaFallback("a").notFoundFile(
+      StaticFileHandler.builder().roots(dir).spaFallback("a").notFoundFile(
         "b",
       ).build(),
     TypeError,
@@ -298,14 +298,17 @@ Deno.test("StaticFileHandler notFoundFile answers with 404 and its content", asy
     () => StaticFileHandler.builder().spaFallback("../x"),
     TypeError,
   );
-  assert.throws(() => StaticFileHandler.builder().statCacheTtl(-1), RangeError);
+  assert.throws(
+    () => StaticFileHandler.builder().statCacheTtlMs(-1),
+    RangeError,
+  );
   await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("StaticFileHandler searches several roots in order", async () => {
   const a = await makeRoot({ "both.txt": "from a" });
   const b = await makeRoot({ "both.txt": "from b", "b.txt": "only b" });
-  const h = StaticFileHandler.builder().addPath(a).addPath(b).build();
+  const h = StaticFileHandler.builder().roots(a, b).build();
   assert.equal((await call(h, "/both.txt")).text, "from a");
   assert.equal((await call(h, "/b.txt")).text, "only b");
   assert.equal((await call(h, "/none.txt")).status, 404);
@@ -316,7 +319,7 @@ Deno.test("StaticFileHandler searches several roots in order", async () => {
 Deno.test("StaticFileHandler streams large files from disk and holds small ones", async () => {
   const big = new Uint8Array(300 * 1024).map((_, i) => i % 251);
   const dir = await makeRoot({ "big.bin": big, "small.txt": "s" });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   const got = await call(h, "/big.bin");
   assert.equal(got.kind, "file");
   assert.deepEqual(got.bytes, big);
@@ -330,7 +333,7 @@ Deno.test("StaticFileHandler streams large files from disk and holds small ones"
 
 Deno.test("StaticFileHandler notices a changed file after the stat cache expires", async () => {
   const dir = await makeRoot({ "a.txt": "one" });
-  const h = StaticFileHandler.builder().addPath(dir).statCacheTtl(0).build();
+  const h = StaticFileHandler.builder().roots(dir).statCacheTtlMs(0).build();
   const first = await call(h, "/a.txt");
   await Deno.writeTextFile(`${dir}/a.txt`, "two!");
   await Deno.utime(`${dir}/a.txt`, new Date(), new Date(Date.now() + 5000));
@@ -348,7 +351,7 @@ Deno.test("StaticFileHandler refuses symlinks that leave the root", async () => 
   await Deno.symlink(`${outside}/secret.txt`, `${dir}/link.txt`);
   await Deno.symlink(outside, `${dir}/linkdir`);
   await Deno.symlink(`${dir}/in.txt`, `${dir}/ok.txt`);
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   assert.equal((await call(h, "/link.txt")).status, 404);
   assert.equal((await call(h, "/linkdir/secret.txt")).status, 404);
   assert.equal((await call(h, "/ok.txt")).text, "inside");
@@ -362,7 +365,7 @@ Deno.test("StaticFileHandler never serves static-index.json or dotfiles", async 
     ".env": "SECRET",
     ".well-known/security.txt": "contact",
   });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   assert.equal((await call(h, "/static-index.json")).status, 404);
   assert.equal((await call(h, "/.env")).status, 404);
   assert.equal((await call(h, "/.well-known/security.txt")).text, "contact");
@@ -375,7 +378,7 @@ Deno.test("StaticFileHandler marks fingerprinted names immutable when asked", as
     "index-D4wQ1x9Z.js": "y",
     "app.js": "z",
   });
-  const h = StaticFileHandler.builder().addPath(dir).cacheControl("no-cache")
+  const h = StaticFileHandler.builder().roots(dir).cacheControl("no-cache")
     .immutableFingerprinted(true).build();
   const immutable = "public, max-age=31536000, immutable";
   assert.equal(
@@ -396,7 +399,7 @@ Deno.test("StaticFileHandler marks fingerprinted names immutable when asked", as
 Deno.test("StaticFileHandler serves embedded files from file: and https: URLs", async () => {
   const dir = await makeRoot({ "e.css": "p{}" });
   const fileUrl = new URL(`file://${dir}`);
-  const local = StaticFileHandler.builder().addEmbedded(fileUrl).build();
+  const local = StaticFileHandler.builder().roots(fileUrl).build();
   assert.equal((await call(local, "/e.css")).text, "p{}");
 
   const calls: string[] = [];
@@ -415,10 +418,10 @@ Deno.test("StaticFileHandler serves embedded files from file: and https: URLs", 
     }
     return Promise.resolve(new globalThis.Response("no", { status: 404 }));
   };
-  const remote = StaticFileHandler.builder().addEmbedded(
-    "https://jsr.example/pkg/public",
+  const remote = StaticFileHandler.builder().roots(
+    new URL("https://jsr.example/pkg/public"),
   )
-    .fetchWith(fake).build();
+    .fetch(fake).build();
   const got = await call(remote, "/a%20b.txt");
   assert.equal(got.text, "remote");
   assert.match(got.headers.get("etag")!, /^"[\w-]{27}"$/);
@@ -432,7 +435,7 @@ Deno.test("StaticFileHandler serves embedded files from file: and https: URLs", 
   assert.equal(calls.filter((u) => u.endsWith("a%20b.txt")).length, 1);
   assert.equal(calls.filter((u) => u.endsWith("missing.txt")).length, 1);
   assert.throws(
-    () => StaticFileHandler.builder().addEmbedded("data:text/plain,x"),
+    () => StaticFileHandler.builder().roots(new URL("data:text/plain,x")),
     TypeError,
   );
   await Deno.remove(dir, { recursive: true });
@@ -440,7 +443,7 @@ Deno.test("StaticFileHandler serves embedded files from file: and https: URLs", 
 
 Deno.test("StaticFileHandler answers concurrent first requests alike", async () => {
   const dir = await makeRoot({ "a.txt": TEN, "b.txt": "b" });
-  const h = StaticFileHandler.builder().addPath(dir).build();
+  const h = StaticFileHandler.builder().roots(dir).build();
   const paths = ["/a.txt", "/b.txt", "/a.txt", "/missing", "/b.txt", "/a.txt"];
   const got = await Promise.all(paths.map((p) => call(h, p)));
   assert.deepEqual(got.map((g) => g.status), [200, 200, 200, 404, 200, 200]);
@@ -492,8 +495,10 @@ Deno.test("StaticFileHandler trusts an https: root's index and checks its sideca
         : new globalThis.Response("no", { status: 404 }),
     );
   };
-  const h = StaticFileHandler.builder().addEmbedded("https://cdn.example/pkg/")
-    .preferPrecompressed(true).fetchWith(fake).build();
+  const h = StaticFileHandler.builder().roots(
+    new URL("https://cdn.example/pkg/"),
+  )
+    .preferPrecompressed(true).fetch(fake).build();
   const gz = { "accept-encoding": "gzip" };
   const ga = await call(h, "/a.js", gz);
   assert.equal(ga.headers.get("content-encoding"), "gzip");

@@ -216,7 +216,7 @@ Deno.test("staticFiles() merges the listings of several roots, the first root wi
     "d/only-b.txt": "b",
   });
   try {
-    const h = StaticFileHandler.builder().addPath(a).addPath(b)
+    const h = StaticFileHandler.builder().roots(a, b)
       .directoryListing(true).build();
     const entries = JSON.parse(
       (await call(h, "/d/", { accept: "application/json" })).text,
@@ -295,7 +295,11 @@ Deno.test("staticFiles() sends the Cache-Control of the first matching rule", as
       error instanceof TypeError && /"cacheRules".*"a\["/.test(error.message),
   );
   assert.throws(
-    () => StaticFileHandler.builder().cacheRule("*.js", "a\r\nb"),
+    () =>
+      StaticFileHandler.builder().cacheRules({
+        match: "*.js",
+        cacheControl: "a\r\nb",
+      }),
     TypeError,
   );
 });

@@ -13,10 +13,10 @@ async function setup(): Promise<{ dir: string; handler: Handler }> {
   const dir = await Deno.makeTempDir({ prefix: "static_sidecar_" });
   await Deno.writeTextFile(`${dir}/s.css`, TEXT);
   await buildStaticIndex(dir, { compress: ["gzip", "br"] });
-  const handler = StaticFileHandler.builder().addPath(dir).preferPrecompressed(
+  const handler = StaticFileHandler.builder().roots(dir).preferPrecompressed(
     true,
   )
-    .statCacheTtl(0).build();
+    .statCacheTtlMs(0).build();
   return { dir, handler };
 }
 
@@ -146,8 +146,8 @@ Deno.test("StaticFileHandler without an index refuses sidecars older than their 
   await Deno.writeTextFile(`${dir}/a.js`, "x".repeat(2000));
   const { gzipSync } = await import("node:zlib");
   await Deno.writeFile(`${dir}/a.js.gz`, gzipSync("x".repeat(2000)));
-  const h = StaticFileHandler.builder().addPath(dir).preferPrecompressed(true)
-    .statCacheTtl(0).build();
+  const h = StaticFileHandler.builder().roots(dir).preferPrecompressed(true)
+    .statCacheTtlMs(0).build();
   const fresh = await h(
     new Request("/a.js", { headers: { "accept-encoding": "gzip" } }),
   );
@@ -160,7 +160,7 @@ Deno.test("StaticFileHandler without an index refuses sidecars older than their 
   );
   assert.equal(stale.headers.get("content-encoding"), null);
   await stale.body.cancel();
-  const off = StaticFileHandler.builder().addPath(dir).build();
+  const off = StaticFileHandler.builder().roots(dir).build();
   await Deno.utime(`${dir}/a.js.gz`, new Date(), new Date(Date.now() + 60_000));
   const ignored = await off(
     new Request("/a.js", { headers: { "accept-encoding": "gzip" } }),

@@ -73,7 +73,7 @@ Deno.test("StaticFileHandler refuses every path-traversal spelling with 400 or 4
   await Deno.symlink(`${top}/secret.txt`, `${root}/link-out.txt`);
   await Deno.symlink(top, `${root}/link-dir`);
   for (const precompressed of [false, true]) {
-    const h = StaticFileHandler.builder().addPath(root).preferPrecompressed(
+    const h = StaticFileHandler.builder().roots(root).preferPrecompressed(
       precompressed,
     )
       .notFoundFile("pub.txt").build();

@@ -29,7 +29,7 @@ import {
   requestMetrics,
   requestMetricsClock,
   URI_UNKNOWN,
-} from "../request_metrics.ts";
+} from "@org/httpd-metrics";
 import type { RunnableApp } from "./app_module.ts";
 import { Readiness, withProbes } from "./probes.ts";
 

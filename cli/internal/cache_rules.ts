@@ -32,7 +32,7 @@ export function checkGlob(name: string, glob: string): string {
  */
 export function checkRule(name: string, rule: CacheRule): CacheRule {
   try {
-    StaticFileHandler.builder().cacheRule(rule.match, rule.cacheControl);
+    StaticFileHandler.builder().cacheRules(rule);
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     // 'Cannot use static file option "cacheRules": Cannot use pattern "a[": ...'

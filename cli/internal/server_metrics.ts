@@ -22,7 +22,7 @@ import {
   type RuntimeMetrics,
 } from "@org/metrics";
 import type { MetricsSource } from "./metrics_route.ts";
-import { requestMetricsClock } from "../request_metrics.ts";
+import { requestMetricsClock } from "@org/httpd-metrics";
 
 /** Runtime gauges that read the process or the machine, not one isolate, by scope. */
 export const PROCESS_WIDE_GAUGES: Readonly<

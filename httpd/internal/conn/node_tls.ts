@@ -604,7 +604,7 @@ function answerPlainHttp(raw: net.Socket, answer: Uint8Array): void {
 }
 
 /** The TCP side of a `node:tls` socket's handle, as Deno 2.9 builds it. */
-interface TcpHandle {
+export interface TcpHandle {
   readStart(): unknown;
   readStop(): unknown;
 }
@@ -616,9 +616,12 @@ interface TcpHandle {
  * memory; stopping the TCP handle leaves it in the kernel, where TCP flow
  * control holds the peer back. `undefined` where the handle differs (a
  * Deno that fixed it, or changed its internals): pausing is left to
- * `node:tls` then.
+ * `node:tls` then, and `runtime_hooks_test.ts` fails.
+ *
+ * @param socket A server-side `node:tls` socket over a `node:net` one.
+ * @returns The TCP handle, or `undefined`.
  */
-function tcpHandleOf(socket: tls.TLSSocket): TcpHandle | undefined {
+export function tcpHandleOf(socket: tls.TLSSocket): TcpHandle | undefined {
   const handle = (socket as unknown as {
     _handle?: { _nativeTcpHandle?: Partial<TcpHandle> } | null;
   })._handle?._nativeTcpHandle;

@@ -24,7 +24,7 @@ import { type Slot, SlotSet } from "./slot_set.ts";
 import type { Conn, Listener, TlsConn } from "./types.ts";
 
 /** The runtime's byte-stream operations on a resource id. */
-interface CoreOps {
+export interface CoreOps {
   read(rid: number, p: Uint8Array): Promise<number>;
   write(rid: number, p: Uint8Array): Promise<number>;
   /** Lets the process exit while the operation is pending (`Deno.Conn.unref`). */
@@ -85,10 +85,21 @@ function findCoreOps(): CoreOps | null {
 const coreOps = findCoreOps();
 
 /**
- * The resource id of a runtime socket, or `undefined` when it does not
- * expose one.
+ * The runtime's operations this module found (`Deno[Deno.internal].core`),
+ * or `null` on a runtime without them; for the test that pins them
+ * (`runtime_hooks_test.ts`).
  */
-function ridOf(conn: Deno.Conn): number | undefined {
+export const CORE_OPS: CoreOps | null = coreOps;
+
+/**
+ * The resource id of a runtime socket (its `Symbol(Deno.internal.rid)`
+ * property), or `undefined` when it does not expose one.
+ *
+ * @param conn A socket from `Deno.listen`, `Deno.listenTls` or
+ * `Deno.connect`.
+ * @returns The resource id.
+ */
+export function ridOf(conn: Deno.Conn): number | undefined {
   for (const symbol of Object.getOwnPropertySymbols(conn)) {
     if (symbol.description === RID_SYMBOL_NAME) {
       const rid = (conn as unknown as Record<symbol, unknown>)[symbol];

@@ -23,7 +23,7 @@ import {
   requestMetricsFetch,
   type RequestMetricsOptions,
   REQUESTS_SCOPE,
-} from "./request_metrics.ts";
+} from "./mod.ts";
 
 /** Request counts by `method status uri` in `registry`. */
 function counts(registry: MetricRegistry): Record<string, number> {
