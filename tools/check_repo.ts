@@ -19,6 +19,10 @@
  *   them loads about 3 MiB of Deno's Node compatibility layer into every
  *   server, compressing or not.
  *
+ * And one rule that only warns: **hubs stay small.** A published source file
+ * over {@linkcode LARGE_FILE_LINES} lines gets a warning line (not a
+ * failure), so that a protocol hub that grows back is seen when it happens.
+ *
  * Prints one line per problem and exits 1 when there is any.
  *
  * @module
@@ -44,6 +48,13 @@ interface Member {
 
 const problems: string[] = [];
 const problem = (line: string): number => problems.push(line);
+const warnings: string[] = [];
+
+/**
+ * Lines past which a published source file is reported: the anchors' p90
+ * (std 349, Hono 319); above it a file usually holds more than one job.
+ */
+const LARGE_FILE_LINES = 400;
 
 async function readJson<T>(path: string): Promise<T> {
   return JSON.parse(await Deno.readTextFile(join(ROOT, path))) as T;
@@ -282,11 +293,29 @@ for (const file of userFacing) {
   });
 }
 
+// --- file sizes (warnings) ---------------------------------------------------
+
+for (const { dir } of members) {
+  for (const file of await publishedFiles(dir)) {
+    if (!file.endsWith(".ts")) continue;
+    const text = await Deno.readTextFile(join(ROOT, file));
+    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    if (lines > LARGE_FILE_LINES) {
+      warnings.push(
+        `warning: ${file}: ${lines} lines (over ${LARGE_FILE_LINES}): split it by job`,
+      );
+    }
+  }
+}
+for (const line of warnings) console.warn(line);
+
 for (const line of problems) console.error(line);
 if (problems.length > 0) {
   console.error(`check_repo: ${problems.length} problem(s)`);
   Deno.exit(1);
 }
 console.log(
-  `check_repo: ok (${members.length} members, versions, imports, no cycles, no jargon)`,
+  `check_repo: ok (${members.length} members, versions, imports, no cycles, no jargon${
+    warnings.length > 0 ? `; ${warnings.length} large file(s)` : ""
+  })`,
 );

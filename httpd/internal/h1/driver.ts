@@ -18,11 +18,6 @@ import {
 } from "../../request.ts";
 import type { Response } from "../../response.ts";
 import { statusText } from "../../status.ts";
-import {
-  announcedLength,
-  carriesContent,
-  HANDLER_LENGTH,
-} from "../content_length.ts";
 import type {
   Conn,
   ConnectionDriver,
@@ -49,6 +44,11 @@ import type { Exchange, ExchangeDriver } from "../exchange.ts";
 import { acceptsTrailers, announcedTrailers, lastChunk } from "../trailers.ts";
 import { ChunkedDecoder } from "./chunked.ts";
 import {
+  frameResponse,
+  type FramingInput,
+  type ResponseFraming,
+} from "./framing.ts";
+import {
   cachedHead,
   CHUNKED,
   encodeHead,
@@ -56,7 +56,6 @@ import {
   LENGTH,
   NO_BODY,
   rememberHead,
-  UNTIL_CLOSE,
 } from "./encode.ts";
 import { H1ParseError } from "./errors.ts";
 import { HeadParser, type RequestHead } from "./parse.ts";
@@ -81,6 +80,8 @@ const BODY_READ_SIZE = 64 * 1024;
 const MAX_DRAIN_BYTES = 64 * 1024;
 
 const encoder = new TextEncoder();
+/** What the reused framing input holds between responses: nothing of theirs. */
+const EMPTY_HEADERS = HttpHeaders.fromTrusted([], []);
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 
 function bodyTimedOut(): HttpError {
@@ -137,7 +138,10 @@ class H1Connection implements ServedConnection, Watched, ExchangeDriver {
   #stopping = false;
   #isClosed = false;
   #resolveClosed!: () => void;
-  #head: HeadOptions;
+  /** The head encoder's options, reused: the framing decision goes here. */
+  #head: HeadOptions & ResponseFraming;
+  /** What `frameResponse` decides from, reused for every response. */
+  #framing: FramingInput;
   /** When the current request's body must be complete (`bodyTimeoutMs`). */
   #bodyDeadline = Infinity;
   /** Fails the pending body read (a body deadline passed). */
@@ -197,6 +201,17 @@ class H1Connection implements ServedConnection, Watched, ExchangeDriver {
       keepAlive: false,
       serverHeader: server.serverHeader,
       passLength: false,
+      content: false,
+      trailers: false,
+    };
+    this.#framing = {
+      method: "",
+      minor: 1,
+      status: 0,
+      bodyLength: undefined,
+      headers: EMPTY_HEADERS,
+      trailers: false,
+      close: false,
     };
     this.closed = new Promise((resolve) => this.#resolveClosed = resolve);
     this.#watcher = watcherFor(server, server.limits);
@@ -545,30 +560,21 @@ class H1Connection implements ServedConnection, Watched, ExchangeDriver {
     }
     const body = res.body;
     const options = this.#head;
-    const content = carriesContent(head.method, status);
-    const length = body.contentLength;
-    const announced = announcedLength(head.method, status, length, res.headers);
-    const trailers = res.trailers === undefined
-      ? undefined
-      : this.#trailersFor(head, res, content);
-    options.close = close;
-    options.keepAlive = head.minor === 0 && !close;
-    options.length = 0;
-    options.passLength = announced === HANDLER_LENGTH;
-    if (trailers !== undefined) {
-      // Only the chunked coding carries a trailer section.
-      options.framing = CHUNKED;
-    } else if (announced >= 0) {
-      options.framing = LENGTH;
-      options.length = announced;
-    } else if (!content) {
-      options.framing = NO_BODY;
-    } else if (head.minor === 1) {
-      options.framing = CHUNKED;
-    } else {
-      options.framing = UNTIL_CLOSE;
-      close = true;
-    }
+    const input = this.#framing;
+    input.method = head.method;
+    input.minor = head.minor;
+    input.status = status;
+    input.bodyLength = body.contentLength;
+    input.headers = res.headers;
+    input.trailers = res.trailers !== undefined &&
+      acceptsTrailers(head.names, head.values);
+    input.close = close;
+    frameResponse(input, options);
+    input.headers = EMPTY_HEADERS;
+    close = options.close;
+    const content = options.content;
+    const length = input.bodyLength;
+    const trailers = options.trailers ? this.#announceTrailers(res) : undefined;
     const date = httpDate(this.#now);
     const cached = cachedHead(status, res.headers, options, date);
     if (cached !== undefined) this.#appendBytes(cached);
@@ -637,20 +643,10 @@ class H1Connection implements ServedConnection, Watched, ExchangeDriver {
   }
 
   /**
-   * The trailers a response may carry here: HTTP/1.1 content, and a request
-   * whose `TE` lists `trailers` (RFC 9110 section 6.5); announced in
-   * `Trailer` unless the handler did.
+   * The trailers of a response framing sends them (`framing.ts`), announced
+   * in `Trailer` unless the handler did (RFC 9110 section 6.6.2).
    */
-  #trailersFor(
-    head: RequestHead,
-    res: Response,
-    content: boolean,
-  ): HttpHeaders | undefined {
-    if (
-      !content || head.minor !== 1 || !acceptsTrailers(head.names, head.values)
-    ) {
-      return undefined;
-    }
+  #announceTrailers(res: Response): HttpHeaders {
     const trailers = res.trailers!;
     const names = announcedTrailers(trailers);
     if (names !== undefined && !res.headers.has("trailer")) {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Body } from "../../body.ts";
+import { type Body, pendingText } from "../../body.ts";
 import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import {
@@ -376,7 +376,9 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
         const buf = pooled ?? idle;
         const n = await this.#socket.read(buf);
         if (n === 0) break;
-        const start = performance.now();
+        // Only a read that half-filled its buffer may be part of a flood:
+        // small reads (one request each, the common case) read no clock.
+        const start = n < buf.length >> 1 ? 0 : performance.now();
         // Received bytes are not retained (a partial frame is copied).
         h2.receive(buf, Date.now(), n);
         // More bytes wait (the read filled its buffer) or a request body is
@@ -822,10 +824,17 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
       return;
     }
     h2.respond(id, fields, false);
-    const bytes = body.kind === "bytes" ? body.buffered : undefined;
-    if (bytes !== undefined && trailers === undefined) {
+    if (body.kind === "bytes" && trailers === undefined) {
       this.#streams.delete(id);
-      h2.send(id, bytes, true);
+      // A text body whose UTF-8 length is its length in characters is
+      // ASCII: framed from the string, without encoding a copy first.
+      const text = pendingText(body);
+      if (
+        text === undefined || text.length !== length ||
+        !h2.sendAscii(id, text)
+      ) {
+        h2.send(id, body.buffered ?? EMPTY, true);
+      }
       this.scheduleFlush();
       return;
     }

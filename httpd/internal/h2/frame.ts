@@ -209,35 +209,6 @@ export type Frame =
  */
 export type FrameOf<T extends Frame["type"]> = Extract<Frame, { type: T }>;
 
-/** The 9-byte frame header (RFC 9113 section 4.1). */
-export interface FrameHeader {
-  /** Payload length. */
-  length: number;
-  /** Frame type. */
-  type: number;
-  /** Flags. */
-  flags: number;
-  /** Stream identifier, reserved bit cleared. */
-  streamId: number;
-}
-
-/**
- * Reads a frame header.
- *
- * @param buf The bytes.
- * @param at Where the header starts; 9 bytes must be available.
- * @returns The header.
- */
-export function readFrameHeader(buf: Uint8Array, at: number): FrameHeader {
-  return {
-    length: (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!,
-    type: buf[at + 3]!,
-    flags: buf[at + 4]!,
-    // RFC 9113 4.1: the reserved bit is ignored on receipt.
-    streamId: readUint31(buf, at + 5),
-  };
-}
-
 /** Reads a 31-bit value, ignoring the high bit. */
 function readUint31(buf: Uint8Array, at: number): number {
   return ((buf[at]! & 0x7f) << 24 | buf[at + 1]! << 16 | buf[at + 2]! << 8 |
@@ -490,47 +461,83 @@ export function isKnownFrameType(type: number): boolean {
 }
 
 /**
- * Parses one frame's payload by its type.
+ * The size of the complete frame at `at`: the one check made before a frame
+ * is parsed (RFC 9113 section 4.1 header, 4.2 size).
  *
- * @param header The frame header.
- * @param payload Exactly `header.length` bytes.
- * @returns The frame; unknown types give an {@linkcode UnknownFrame}.
- * @throws {ConnectionError} For a frame that breaks its type's rules.
- * @throws {StreamError} For a frame whose error only ends its stream.
+ * @param buf Received bytes.
+ * @param at Where the frame starts.
+ * @param end Where the received bytes end.
+ * @param maxFrameSize The SETTINGS_MAX_FRAME_SIZE we advertised.
+ * @returns Header plus payload length, or 0 while the frame is incomplete.
+ * @throws {ConnectionError} FRAME_SIZE_ERROR for a frame over `maxFrameSize`.
+ *
+ * @example A PING is 17 bytes
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { frameSize } from "./frame.ts";
+ *
+ * const bytes = Uint8Array.from([0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+ * assert.equal(frameSize(bytes, 0, bytes.length, 16384), 17);
+ * assert.equal(frameSize(bytes, 0, 16, 16384), 0);
+ * ```
  */
-export function parseFrame(header: FrameHeader, payload: Uint8Array): Frame {
-  return parsePayload(header.type, header.flags, header.streamId, payload);
+export function frameSize(
+  buf: Uint8Array,
+  at: number,
+  end: number,
+  maxFrameSize: number,
+): number {
+  if (end - at < FRAME_HEADER_SIZE) return 0;
+  // RFC 9113 4.1: a 24-bit length, read in place.
+  const length = (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!;
+  // RFC 9113 4.2: a frame larger than SETTINGS_MAX_FRAME_SIZE is a
+  // FRAME_SIZE_ERROR; we end the connection for every type.
+  if (length > maxFrameSize) {
+    throw new ConnectionError(
+      ErrorCode.FRAME_SIZE_ERROR,
+      `Cannot accept frame: length ${length} exceeds ${maxFrameSize}`,
+    );
+  }
+  const size = FRAME_HEADER_SIZE + length;
+  return end - at < size ? 0 : size;
 }
 
 /**
- * Parses one frame's payload from the header fields, without a header
- * object: the connection's hot path.
+ * Parses the complete frame at `at`, whose size {@linkcode frameSize} gave.
+ * Payload fields are views into `buf`.
  *
- * @param type The frame type.
- * @param flags The flags.
- * @param streamId The stream id, reserved bit cleared.
- * @param payload Exactly the payload bytes.
+ * @param buf Received bytes.
+ * @param at Where the frame starts.
+ * @param size Its size, header included.
  * @returns The frame; unknown types give an {@linkcode UnknownFrame}.
  * @throws {ConnectionError} For a frame that breaks its type's rules.
  * @throws {StreamError} For a frame whose error only ends its stream.
  */
-export function parsePayload(
-  type: number,
-  flags: number,
-  streamId: number,
-  payload: Uint8Array,
+export function parseFrameAt(
+  buf: Uint8Array,
+  at: number,
+  size: number,
 ): Frame {
+  // RFC 9113 4.1: type, flags, and the stream id (reserved bit ignored).
+  const type = buf[at + 3]!;
+  const streamId = readUint31(buf, at + 5);
   const parser = PARSERS[type];
   // RFC 9113 5.5: "Implementations MUST ignore and discard frames of
   // unknown types."
   if (parser === undefined) {
     return { type: UNKNOWN_FRAME_TYPE, wireType: type, streamId };
   }
-  return parser(flags, streamId, payload);
+  return parser(
+    buf[at + 4]!,
+    streamId,
+    buf.subarray(at + FRAME_HEADER_SIZE, at + size),
+  );
 }
 
 /**
- * Decodes the frame at the start of `buf`.
+ * Decodes the frame at the start of `buf`: {@linkcode frameSize} then
+ * {@linkcode parseFrameAt}, the two steps `FrameReader` (`frame_read.ts`)
+ * takes for every received frame.
  *
  * @param buf Received bytes.
  * @param maxFrameSize The SETTINGS_MAX_FRAME_SIZE we advertised.
@@ -554,20 +561,7 @@ export function decodeFrame(
   buf: Uint8Array,
   maxFrameSize: number,
 ): Decoded | null {
-  if (buf.length < FRAME_HEADER_SIZE) return null;
-  const header = readFrameHeader(buf, 0);
-  // RFC 9113 4.2: a frame larger than SETTINGS_MAX_FRAME_SIZE is a
-  // FRAME_SIZE_ERROR; we end the connection for every type.
-  if (header.length > maxFrameSize) {
-    throw new ConnectionError(
-      ErrorCode.FRAME_SIZE_ERROR,
-      `Cannot accept frame: length ${header.length} exceeds ${maxFrameSize}`,
-    );
-  }
-  const size = FRAME_HEADER_SIZE + header.length;
-  if (buf.length < size) return null;
-  return {
-    frame: parseFrame(header, buf.subarray(FRAME_HEADER_SIZE, size)),
-    size,
-  };
+  const size = frameSize(buf, 0, buf.length, maxFrameSize);
+  if (size === 0) return null;
+  return { frame: parseFrameAt(buf, 0, size), size };
 }

@@ -128,6 +128,28 @@ export class FrameWriter {
   }
 
   /**
+   * Queues one DATA frame whose payload is an ASCII string, written byte by
+   * byte into the output (no encoded copy of the string is made); the
+   * caller checked that every character is below U+0080 and respects the
+   * peer's MAX_FRAME_SIZE and windows.
+   *
+   * @param streamId The stream.
+   * @param text The payload, ASCII only.
+   * @param endStream Whether to set END_STREAM.
+   */
+  asciiData(streamId: number, text: string, endStream: boolean): void {
+    const length = text.length;
+    const at = this.#head(
+      length,
+      FrameType.DATA,
+      endStream ? Flags.END_STREAM : 0,
+      streamId,
+    );
+    const b = this.#buf;
+    for (let i = 0; i < length; i++) b[at + i] = text.charCodeAt(i);
+  }
+
+  /**
    * Queues a HEADERS frame and as many CONTINUATION frames as the block
    * needs at `maxFrameSize` (RFC 9113 sections 6.2 and 6.10).
    *

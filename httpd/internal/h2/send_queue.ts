@@ -191,8 +191,36 @@ export class SendQueue<S extends QueuedStream> {
    * @param stream The stream.
    */
   drop(stream: S): void {
-    stream.queue = [];
+    // Most streams end with nothing queued: no new array for them.
+    if (stream.queue.length > 0) stream.queue = [];
     stream.queued = 0;
+  }
+
+  /**
+   * Frames a whole response body now, in one DATA frame with END_STREAM,
+   * when nothing is queued on the stream and the windows and the frame size
+   * take it all: the common small answer leaves without a queue turn or an
+   * encoded copy. Otherwise nothing happens and the caller queues it.
+   *
+   * @param stream The stream; the caller has checked that it may send.
+   * @param text The body, ASCII only (one byte per character).
+   * @param maxFrameSize The peer's SETTINGS_MAX_FRAME_SIZE.
+   * @returns Whether the body was framed.
+   */
+  sendAsciiNow(stream: S, text: string, maxFrameSize: number): boolean {
+    const n = text.length;
+    // RFC 9113 6.9.1 (both windows) and 4.2 (the peer's frame size).
+    if (
+      stream.queued > 0 || stream.endQueued || stream.trailers !== undefined ||
+      n > maxFrameSize || n > stream.send.available ||
+      n > this.#window.available
+    ) return false;
+    stream.send.available -= n;
+    this.#window.available -= n;
+    stream.endQueued = true;
+    this.#writer.asciiData(stream.id, text, true);
+    this.#events.ended(stream);
+    return true;
   }
 
   /**

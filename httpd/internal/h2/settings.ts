@@ -128,3 +128,62 @@ export function applySetting(
       return;
   }
 }
+
+/** Our limits that SETTINGS announces (see `H2ConnectionOptions`). */
+export interface LocalSettings {
+  /** SETTINGS_MAX_CONCURRENT_STREAMS. */
+  maxConcurrentStreams: number;
+  /** SETTINGS_INITIAL_WINDOW_SIZE. */
+  streamWindowSize: number;
+  /** SETTINGS_MAX_HEADER_LIST_SIZE. */
+  maxHeaderListSize: number;
+  /** SETTINGS_MAX_FRAME_SIZE. */
+  maxFrameSize: number;
+  /** SETTINGS_HEADER_TABLE_SIZE. */
+  headerTableSize: number;
+}
+
+/**
+ * The parameters of the server's first SETTINGS frame (RFC 9113 3.4, the
+ * server preface), as `[id0, value0, id1, value1, ...]`: defaults the
+ * protocol already assumes (RFC 9113 6.5.2) are left out.
+ *
+ * @param local Our limits.
+ * @returns The parameters.
+ *
+ * @example Push off, extended CONNECT on
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serverSettings, SettingId } from "./settings.ts";
+ *
+ * const list = serverSettings({
+ *   maxConcurrentStreams: 100, streamWindowSize: 65535, maxHeaderListSize: 16384,
+ *   maxFrameSize: 16384, headerTableSize: 4096,
+ * });
+ * assert.equal(list[list.indexOf(SettingId.ENABLE_PUSH) + 1], 0);
+ * assert.equal(list.includes(SettingId.MAX_FRAME_SIZE), false);
+ * ```
+ */
+export function serverSettings(local: LocalSettings): number[] {
+  const settings: number[] = [
+    SettingId.MAX_CONCURRENT_STREAMS,
+    local.maxConcurrentStreams,
+    SettingId.INITIAL_WINDOW_SIZE,
+    local.streamWindowSize,
+    SettingId.MAX_HEADER_LIST_SIZE,
+    local.maxHeaderListSize,
+    SettingId.ENABLE_PUSH,
+    0,
+    // RFC 8441 section 3: WebSockets may open with extended CONNECT.
+    SettingId.ENABLE_CONNECT_PROTOCOL,
+    1,
+  ];
+  if (local.maxFrameSize !== MIN_MAX_FRAME_SIZE) {
+    settings.push(SettingId.MAX_FRAME_SIZE, local.maxFrameSize);
+  }
+  // RFC 7541 4.2 / RFC 9113 6.5.2: the table is 4096 bytes unless told.
+  if (local.headerTableSize !== 4096) {
+    settings.push(SettingId.HEADER_TABLE_SIZE, local.headerTableSize);
+  }
+  return settings;
+}

@@ -137,6 +137,18 @@ export class BlockWriter implements ByteSink {
     this.pos = 0;
     return block;
   }
+
+  /**
+   * Returns a view of the bytes written so far and empties the buffer: the
+   * view is valid only until the next write.
+   *
+   * @returns The written bytes, in the writer's own buffer.
+   */
+  view(): Uint8Array {
+    const block = this.bytes.subarray(0, this.pos);
+    this.pos = 0;
+    return block;
+  }
 }
 
 function notLatin1(value: string): TypeError {

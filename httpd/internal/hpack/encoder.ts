@@ -82,6 +82,20 @@ export interface HpackEncoderOptions {
  */
 const sharedWriter = new BlockWriter();
 
+const EMPTY_BLOCK = new Uint8Array(0);
+
+/** Whether two header lists are the same, field by field. */
+function sameList(
+  a: readonly string[],
+  b: readonly string[] | undefined,
+): boolean {
+  if (b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) return false;
+  }
+  return true;
+}
+
 /**
  * Encodes the header lists of one direction of one HTTP/2 connection; the
  * dynamic table carries over from block to block, so blocks must be sent
@@ -123,6 +137,13 @@ export class HpackEncoder {
   #names = new Map<string, NameState>();
   /** Names and values recorded in `#names`, stale ones included. */
   #recorded = 0;
+  /**
+   * The last list encoded without a table change, and its block: the same
+   * list against the same table encodes to the same bytes, so a server's
+   * repeated response head (same status, type, date, length) is a copy.
+   */
+  #lastFields: readonly string[] | undefined = undefined;
+  #lastBlock: Uint8Array = EMPTY_BLOCK;
 
   /**
    * Creates an encoder with an empty dynamic table.
@@ -158,23 +179,56 @@ export class HpackEncoder {
    * starts by emptying the peer's table, so the encoder stays usable.
    */
   encode(fields: readonly string[]): Uint8Array {
+    return this.#encodeChecked(fields, true);
+  }
+
+  /**
+   * Encodes one header list like {@linkcode HpackEncoder.encode}, but
+   * returns a view of the buffer shared by all encoders, valid only until
+   * the next block is encoded: for a caller that copies the block at once
+   * (into a HEADERS frame), which then costs no array per block.
+   *
+   * @param fields The fields as `[name0, value0, name1, value1, ...]`.
+   * @returns The header block, a transient view.
+   * @throws {TypeError} As `encode` does.
+   *
+   * @example Copy before the next block
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HpackEncoder } from "./encoder.ts";
+   *
+   * const encoder = new HpackEncoder();
+   * const block = encoder.encodeTransient([":status", "200"]).slice();
+   * assert.deepEqual([...block], [0x88]);
+   * ```
+   */
+  encodeTransient(fields: readonly string[]): Uint8Array {
+    return this.#encodeChecked(fields, false);
+  }
+
+  #encodeChecked(fields: readonly string[], copy: boolean): Uint8Array {
     if (fields.length % 2 !== 0) {
       throw new TypeError(
         `Cannot encode header list: it has an odd length ${fields.length}`,
       );
     }
     try {
-      return this.#encode(fields);
+      return this.#encode(fields, copy);
     } catch (error) {
       this.#resynchronize();
       throw error;
     }
   }
 
-  #encode(fields: readonly string[]): Uint8Array {
+  #encode(fields: readonly string[], copy: boolean): Uint8Array {
     const writer = this.#writer;
     const table = this.#table;
-    if (this.#pendingMin >= 0) this.#writeSizeUpdates();
+    // A size update changes the table: such a block is not repeatable.
+    let changed = this.#pendingMin >= 0;
+    if (changed) this.#writeSizeUpdates();
+    else if (sameList(fields, this.#lastFields)) {
+      return copy ? this.#lastBlock.slice() : this.#lastBlock;
+    }
     for (let i = 0; i < fields.length; i += 2) {
       const name = fields[i]!;
       const value = fields[i + 1]!;
@@ -203,8 +257,16 @@ export class HpackEncoder {
       this.#literal(state, value, LITERAL_INDEXED);
       table.add(name, value);
       this.#record(state, value);
+      changed = true;
     }
-    return writer.take();
+    const block = copy ? writer.take() : writer.view();
+    if (changed) {
+      this.#lastFields = undefined;
+    } else {
+      this.#lastFields = fields.slice();
+      this.#lastBlock = block.slice();
+    }
+    return block;
   }
 
   /**
@@ -245,6 +307,7 @@ export class HpackEncoder {
   }
 
   #clear(): void {
+    this.#lastFields = undefined;
     const size = this.#table.maxSize;
     this.#table.setMaxSize(0);
     this.#table.setMaxSize(size);
@@ -271,6 +334,7 @@ export class HpackEncoder {
     this.#pendingMin = this.#pendingMin < 0
       ? effective
       : Math.min(this.#pendingMin, effective);
+    this.#lastFields = undefined;
     // Shrink now so that no entry beyond the new size is ever referenced.
     if (effective < this.#table.maxSize) this.#table.setMaxSize(effective);
     this.#nextSize = effective;

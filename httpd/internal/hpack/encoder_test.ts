@@ -213,3 +213,33 @@ Deno.test("HpackEncoder rejects negative table sizes with RangeError", () => {
   assert.throws(() => new HpackEncoder({ maxTableSize: -1 }), RangeError);
   assert.throws(() => new HpackEncoder().setMaxTableSize(0.5), RangeError);
 });
+
+Deno.test("encode() repeats the block of a list it encoded without a table change", () => {
+  const encoder = new HpackEncoder();
+  const decoder = new HpackDecoder();
+  const head = [":status", "200", "content-type", "text/plain", "date", "d1"];
+  decoder.decode(encoder.encode(head)); // inserts: not repeatable
+  const second = encoder.encode(head);
+  assert.deepEqual([...encoder.encode(head)], [...second]);
+  assert.deepEqual([...encoder.encodeTransient(head)], [...second]);
+  assert.deepEqual(decoder.decode(second), head);
+  // A new value is inserted; the old list's indices move, so its block is
+  // encoded anew, and still decodes.
+  const other = [":status", "200", "content-type", "text/plain", "date", "d2"];
+  assert.deepEqual(decoder.decode(encoder.encode(other)), other);
+  assert.deepEqual(decoder.decode(encoder.encode(head)), head);
+  assert.deepEqual(decoder.decode(encoder.encode(head)), head);
+});
+
+Deno.test("encode() after a table size change does not repeat an old block", () => {
+  const encoder = new HpackEncoder();
+  const decoder = new HpackDecoder();
+  const head = ["server", "httpd", "x-a", "1"];
+  decoder.decode(encoder.encode(head));
+  decoder.decode(encoder.encode(head));
+  encoder.setMaxTableSize(0);
+  assert.deepEqual(decoder.decode(encoder.encode(head)), head);
+  encoder.forget();
+  assert.deepEqual(decoder.decode(encoder.encode(head)), head);
+  assert.deepEqual(decoder.decode(encoder.encode(head)), head);
+});
