@@ -1,155 +1,362 @@
 /**
- * Static files: `wrk` against `staticFiles` on our `Server` and
- * against nginx serving the same directory, in one run.
+ * Static files: `httpd-cli serve` against nginx and Caddy serving the same
+ * directory, over HTTP/1.1 (`wrk`) and HTTP/2 over TLS (`h2load`, one
+ * stream per connection and 32), in one run:
  *
  * ```sh
- * deno run -A bench/static.ts [--duration 5] [--connections 50] [--rounds 2]
+ * deno run -A --config bench/deno.json bench/static.ts [--duration 5] [--rounds 2]
  * ```
  *
- * Each server runs as a child pinned to core 0 (`taskset -c 0`) and `wrk`
- * to core 1, when `taskset` exists. nginx gets a generated configuration in
- * a temporary directory: one worker, `daemon off`, `sendfile on`,
- * `open_file_cache`, no access log. Cases: a 1 KiB file, a 100 KiB file, a
- * 304 revalidation of the 1 KiB file, a 10 MiB download by 4 clients and by
- * 16. Beside requests per second, each row gives the CPU time (user and
- * system, from `/proc`) each server spent per request: on a shared machine
- * it moves less than throughput does.
+ * Cases: a 1 KiB file and a 100 KiB file at 64 connections, a 304
+ * revalidation of the 1 KiB file (`If-None-Match` with the server's own
+ * ETag) at 64, a 10 MiB download at 4. Each runs over HTTP/1.1 with `wrk`,
+ * then over TLS with `h2load -m1` (the shape of many browser connections)
+ * and `h2load -m32` (multiplexed).
+ *
+ * Every server runs pinned to core 0 (`taskset -c 0`) and the load
+ * generator to core 1. nginx: one worker, `sendfile`, `open_file_cache`, no
+ * access log (`bench/servers/static_peers.ts`); Caddy: `file_server`; ours:
+ * `httpd-cli serve --root DIR` with its defaults. Each row warms every
+ * server for a second, then alternates them for `--rounds` rounds and keeps
+ * each one's best run. Beside requests per second each row gives the CPU
+ * time (user and system, from `/proc/<pid>/stat`) each server spent per
+ * request, its least over the rounds: on a shared machine it moves less
+ * than throughput does. `BENCH_STATIC_ONLY=10m` runs only the cases whose
+ * name contains it; `--protocols h1` (or `h2`) runs one protocol;
+ * `--tree DIR` runs `cli/main.ts` of another checkout.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Handler, Response, Server, staticFiles } from "@org/httpd";
-import { cpuMs } from "./support.ts";
+import { fileURLToPath } from "node:url";
+import { writeTestCertificate } from "../tests/support/tls_cert.ts";
+import { cpuMs, freePort, have, machine, pin } from "./support.ts";
+import {
+  caddyStaticConfig,
+  nginxStaticConfig,
+  type PeerSite,
+} from "./servers/static_peers.ts";
 
+/** Where Debian puts nginx. */
 const NGINX = "/usr/sbin/nginx";
+/** Warm-up before each row's measured runs: JIT, caches, TLS sessions. */
+const WARMUP_SECONDS = 1;
+/** How long a server may take to accept connections. */
+const START_TIMEOUT_MS = 20_000;
+/** The repository, where `cli/main.ts` runs from unless `--tree` names
+ * another checkout (an A/B comparison, or a tree others are editing). */
+const REPO = fileURLToPath(new URL("..", import.meta.url));
 
+/** One file request measured on every server. */
 interface Case {
+  /** The row's name. */
   name: string;
+  /** The URL path. */
   path: string;
+  /** Connections. */
+  connections: number;
+  /** Send the server's own ETag in `If-None-Match` (expect 304). */
   revalidate?: boolean;
-  /** Connections for this case; large downloads use few, as browsers do. */
-  connections?: number;
-  /** The path on our server when it differs (the floor case). */
-  oursPath?: string;
 }
 
-const ONLY = Deno.env.get("BENCH_STATIC_ONLY");
-const FLOOR_PATH = "/__floor";
-const ALL_CASES: Case[] = [
-  { name: "1 KiB file", path: "/1k.txt" },
-  { name: "100 KiB file", path: "/100k.bin" },
-  { name: "304 revalidation", path: "/1k.txt", revalidate: true },
-  { name: "10 MiB download", path: "/10m.bin", connections: 4 },
-  { name: "10 MiB download, 16 clients", path: "/10m.bin", connections: 16 },
-  // The server's floor: the same 1 KiB from a plain handler, no file logic.
-  // The gap between this row and the first is the static handler's cost.
-  { name: "floor: 1 KiB Response.text", path: "/1k.txt", oursPath: FLOOR_PATH },
+const CASES: readonly Case[] = [
+  { name: "1 KiB", path: "/1k.txt", connections: 64 },
+  { name: "100 KiB", path: "/100k.bin", connections: 64 },
+  {
+    name: "304 (If-None-Match)",
+    path: "/1k.txt",
+    connections: 64,
+    revalidate: true,
+  },
+  // Large downloads use few connections, as browsers do.
+  { name: "10 MiB", path: "/10m.bin", connections: 4 },
 ];
-/** `BENCH_STATIC_ONLY=10m` runs only the cases whose path contains it. */
-const CASES = ONLY ? ALL_CASES.filter((c) => c.path.includes(ONLY)) : ALL_CASES;
 
-async function serveOurs(dir: string, port: number): Promise<void> {
-  const files = staticFiles({ roots: [dir] });
-  const floor = await Deno.readTextFile(`${dir}/1k.txt`);
-  const handler: Handler = (req) =>
-    req.path === FLOOR_PATH ? Response.text(floor) : files(req);
-  const server = new Server({ port, bindAddress: "127.0.0.1", handler });
-  await server.start();
-  Deno.stdout.writeSync(new TextEncoder().encode(`listening ${server.port}\n`));
-  Deno.addSignalListener("SIGTERM", async () => {
-    await server.stop();
-    Deno.exit(0);
-  });
+/** A load generator and its shape. */
+interface Mode {
+  /** The table's heading. */
+  title: string;
+  /** `h1` runs wrk on the cleartext port, `h2` h2load on the TLS port. */
+  protocol: "h1" | "h2";
+  /** Streams per connection (h2load `-m`). */
+  streams: number;
 }
 
-function pinned(core: number, cmd: string, args: string[]): [string, string[]] {
-  return hasTaskset
-    ? ["taskset", ["-c", String(core), cmd, ...args]]
-    : [cmd, args];
+const MODES: readonly Mode[] = [
+  { title: "HTTP/1.1, wrk -t1", protocol: "h1", streams: 1 },
+  {
+    title: "HTTP/2 over TLS, h2load -t1 -m1",
+    protocol: "h2",
+    streams: 1,
+  },
+  {
+    title: "HTTP/2 over TLS, h2load -t1 -m32",
+    protocol: "h2",
+    streams: 32,
+  },
+];
+
+/** A server under test. */
+interface Contender {
+  name: string;
+  /** `http://127.0.0.1:port`. */
+  http: string;
+  /** `https://127.0.0.1:port`. */
+  https: string;
+  /** CPU time (ms) of every process that serves, so far. */
+  cpuMs(): Promise<number>;
+  stop(): Promise<void>;
 }
 
-let hasTaskset = false;
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+/** One measured run. */
+interface Run {
+  rps: number;
+  requests: number;
+  /** Responses with another status than expected, and socket errors. */
+  bad: number;
 }
 
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+const encoder = new TextEncoder();
+
+function say(line: string): void {
+  Deno.stdout.writeSync(encoder.encode(line + "\n"));
+}
+
+async function waitForPort(port: number, child: Deno.ChildProcess) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let exited = false;
+  child.status.then(() => exited = true);
+  while (Date.now() < deadline && !exited) {
     try {
-      const res = await fetch(url, { method: "HEAD" });
-      await res.body?.cancel();
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
       return;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
-  throw new Error(`Cannot reach "${url}"`);
+  throw new Error(`Cannot reach port ${port}: the server did not start`);
 }
 
-/**
- * CPU time (ms) a process and its children (nginx's worker) have used so
- * far, from `/proc`; NaN where there is none.
- */
+// CPU time (ms) of a process and of its children (nginx's worker).
 async function treeCpuMs(pid: number): Promise<number> {
-  let children: number[] = [];
-  try {
-    children = (await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`))
-      .trim().split(" ").filter(Boolean).map(Number);
-  } catch {
-    // No children list: count the process alone.
+  const children = await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`)
+    .then((t) => t.trim().split(" ").filter(Boolean).map(Number), () => []);
+  let total = 0;
+  for (const p of [pid, ...children]) {
+    total += await cpuMs(p).catch(() => NaN);
   }
-  try {
-    let total = 0;
-    for (const p of [pid, ...children]) total += await cpuMs(p);
-    return total;
-  } catch {
-    return NaN;
-  }
+  return total;
 }
 
-async function wrk(
+async function start(
+  name: string,
+  cmd: string[],
+  ports: number[],
+  options: {
+    cwd?: string;
+    env?: Record<string, string>;
+    stopSignal?: Deno.Signal;
+    /** Drop what it prints (Caddy logs every start at `info`). */
+    quiet?: boolean;
+  } = {},
+): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = new Deno.Command(cmd[0]!, {
+    args: cmd.slice(1),
+    cwd: options.cwd ?? REPO,
+    env: options.env,
+    stdout: "null",
+    stderr: options.quiet ? "null" : "inherit",
+  }).spawn();
+  try {
+    for (const port of ports) await waitForPort(port, child);
+  } catch (e) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    throw new Error(`Cannot start ${name}`, { cause: e });
+  }
+  return {
+    pid: child.pid,
+    async stop() {
+      try {
+        child.kill(options.stopSignal ?? "SIGTERM");
+      } catch { /* gone */ }
+      await child.status;
+    },
+  };
+}
+
+async function startOurs(site: PeerSite, prefix: string[], tree: string) {
+  const cli = [
+    ...prefix,
+    Deno.execPath(),
+    "run",
+    "-A",
+    // What `serve` would re-run itself with for --workers: one process.
+    "--unstable-net",
+    "cli/main.ts",
+    "serve",
+    "--root",
+    site.root,
+    "--bind",
+    "127.0.0.1",
+    "--log-level",
+    "warn",
+  ];
+  // Two processes, one per port: the idle one costs nothing.
+  const plain = await start(
+    "httpd-cli serve",
+    [
+      ...cli,
+      "--port",
+      String(site.httpPort),
+    ],
+    [site.httpPort],
+    { cwd: tree },
+  );
+  const tls = await start(
+    "httpd-cli serve (TLS)",
+    [
+      ...cli,
+      "--port",
+      String(site.tlsPort),
+      "--tls-cert",
+      site.certFile,
+      "--tls-key",
+      site.keyFile,
+    ],
+    [site.tlsPort],
+    { cwd: tree },
+  );
+  return contender("httpd", site, [plain, tls]);
+}
+
+async function startNginx(site: PeerSite, prefix: string[]) {
+  const conf = `${site.scratch}/nginx.conf`;
+  await Deno.writeTextFile(conf, nginxStaticConfig(site));
+  const nginx = await start(
+    "nginx",
+    [...prefix, NGINX, "-p", site.scratch, "-c", conf, "-e", "stderr"],
+    [site.httpPort, site.tlsPort],
+    { stopSignal: "SIGQUIT" },
+  );
+  return contender("nginx", site, [nginx]);
+}
+
+async function startCaddy(site: PeerSite, prefix: string[]) {
+  const conf = `${site.scratch}/Caddyfile`;
+  await Deno.writeTextFile(conf, caddyStaticConfig(site));
+  const caddy = await start(
+    "Caddy",
+    [...prefix, "caddy", "run", "--config", conf, "--adapter", "caddyfile"],
+    [site.httpPort, site.tlsPort],
+    {
+      // Caddy keeps state under these; keep it in the scratch directory.
+      env: {
+        HOME: site.scratch,
+        XDG_DATA_HOME: site.scratch,
+        XDG_CONFIG_HOME: site.scratch,
+      },
+      quiet: true,
+    },
+  );
+  return contender("Caddy", site, [caddy]);
+}
+
+function contender(
+  name: string,
+  site: PeerSite,
+  processes: { pid: number; stop(): Promise<void> }[],
+): Contender {
+  return {
+    name,
+    http: `http://127.0.0.1:${site.httpPort}`,
+    https: `https://127.0.0.1:${site.tlsPort}`,
+    async cpuMs() {
+      let total = 0;
+      for (const p of processes) total += await treeCpuMs(p.pid);
+      return total;
+    },
+    async stop() {
+      for (const p of processes) await p.stop();
+    },
+  };
+}
+
+async function output(cmd: string[]): Promise<string> {
+  const out = await new Deno.Command(cmd[0]!, {
+    args: cmd.slice(1),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function runWrk(
   url: string,
-  options: { duration: number; connections: number; headers: string[] },
-): Promise<
-  { rps: number; requests: number; transfer: string; status: string }
-> {
+  c: Case,
+  seconds: number,
+  headers: string[],
+): Promise<Run> {
   const args = [
+    ...(await pin(1)),
+    "wrk",
     "-t1",
-    `-c${options.connections}`,
-    `-d${options.duration}s`,
+    `-c${c.connections}`,
+    `-d${seconds}s`,
     "--timeout",
     "10s",
   ];
-  for (const h of options.headers) args.push("-H", h);
-  args.push(url);
-  const [cmd, full] = pinned(1, "wrk", args);
-  const out = await new Deno.Command(cmd, {
-    args: full,
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .output();
-  const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
-  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
-  const transfer = /Transfer\/sec:\s+(\S+)/.exec(text)?.[1] ?? "?";
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1];
-  const errors = /Socket errors: (.*)/.exec(text)?.[1];
-  const status =
-    [non2xx ? `non-2xx/3xx ${non2xx}` : "", errors ? `errors ${errors}` : ""]
-      .filter(Boolean).join("; ") || "ok";
-  return { rps, requests, transfer, status };
+  for (const h of headers) args.push("-H", h);
+  const text = await output([...args, url]);
+  const socket =
+    /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
+      .exec(text)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0;
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN),
+    requests: Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN),
+    bad: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0) +
+      socket,
+  };
+}
+
+async function runH2load(
+  url: string,
+  c: Case,
+  streams: number,
+  seconds: number,
+  headers: string[],
+): Promise<Run> {
+  const args = [
+    ...(await pin(1)),
+    "h2load",
+    "-t1",
+    "-c",
+    String(c.connections),
+    "-m",
+    String(streams),
+    "-D",
+    String(seconds),
+  ];
+  for (const h of headers) args.push("-H", h);
+  const text = await output([...args, url]);
+  const succeeded = Number(/(\d+) succeeded/.exec(text)?.[1] ?? NaN);
+  const failed = Number(/(\d+) failed/.exec(text)?.[1] ?? 0);
+  const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/
+    .exec(text);
+  const expected = Number(codes?.[c.revalidate ? 2 : 1] ?? 0);
+  return {
+    rps: Number(
+      /finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(text)?.[1] ?? NaN,
+    ),
+    requests: succeeded,
+    bad: failed + (succeeded - expected),
+  };
 }
 
 async function makeFiles(dir: string): Promise<void> {
-  const text = "The quick brown fox jumps over the lazy dog. ".repeat(30).slice(
-    0,
-    1024,
-  );
+  const text = "The quick brown fox jumps over the lazy dog. ".repeat(30)
+    .slice(0, 1024);
   await Deno.writeTextFile(`${dir}/1k.txt`, text);
   const block = crypto.getRandomValues(new Uint8Array(64 * 1024));
   const write = async (name: string, size: number) => {
@@ -163,32 +370,14 @@ async function makeFiles(dir: string): Promise<void> {
   await write("10m.bin", 10 * 1024 * 1024);
 }
 
-function nginxConfig(tmp: string, root: string, port: number): string {
-  return `worker_processes 1;
-daemon off;
-pid ${tmp}/nginx.pid;
-error_log ${tmp}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  tcp_nodelay on;
-  keepalive_requests 1000000;
-  open_file_cache max=1000 inactive=60s;
-  open_file_cache_valid 60s;
-  client_body_temp_path ${tmp}/body;
-  proxy_temp_path ${tmp}/proxy;
-  fastcgi_temp_path ${tmp}/fastcgi;
-  uwsgi_temp_path ${tmp}/uwsgi;
-  scgi_temp_path ${tmp}/scgi;
-  types { text/plain txt; application/octet-stream bin; }
-  server {
-    listen 127.0.0.1:${port};
-    root ${root};
-  }
+/** A CPU time per request in µs (ms above 1 ms). */
+function perRequest(ms: number): string {
+  if (!Number.isFinite(ms)) return "?";
+  return ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`;
 }
-`;
+
+function ratio(a: number, b: number): string {
+  return b > 0 ? `${(a / b).toFixed(2)}×` : "n/a";
 }
 
 async function main(): Promise<void> {
@@ -196,170 +385,119 @@ async function main(): Promise<void> {
     args: Deno.args,
     strict: true,
     options: {
-      serve: { type: "string" },
-      port: { type: "string" },
       duration: { type: "string", default: "5" },
-      connections: { type: "string", default: "50" },
       rounds: { type: "string", default: "2" },
+      protocols: { type: "string", default: "h1,h2" },
+      tree: { type: "string", default: REPO },
     },
   });
-  if (values.serve !== undefined) {
-    await serveOurs(values.serve, Number(values.port ?? 0));
-    return;
-  }
-  hasTaskset = await new Deno.Command("taskset", { args: ["-c", "0", "true"] })
-    .output()
-    .then((o) => o.success, () => false);
-  const duration = Number(values.duration);
-  const connections = Number(values.connections);
+  const seconds = Number(values.duration);
   const rounds = Number(values.rounds);
+  const protocols = new Set(values.protocols.split(","));
+  const only = Deno.env.get("BENCH_STATIC_ONLY");
+  const cases = only ? CASES.filter((c) => c.name.includes(only)) : CASES;
+  for (const tool of ["wrk", "h2load", "taskset", "openssl"]) {
+    if (!(await have(tool))) {
+      say(`skipped: bench/static.ts needs ${tool}`);
+      return;
+    }
+  }
   const tmp = await Deno.makeTempDir({ prefix: "bench_static_" });
   const root = `${tmp}/root`;
   await Deno.mkdir(root);
   await makeFiles(root);
   // nginx workers started by root run as "nobody": let them read the files.
-  await Deno.chmod(tmp, 0o755);
-  await Deno.chmod(root, 0o755);
+  for (const path of [tmp, root]) await Deno.chmod(path, 0o755);
   for await (const entry of Deno.readDir(root)) {
     await Deno.chmod(`${root}/${entry.name}`, 0o644);
   }
-
-  const children: Deno.ChildProcess[] = [];
-  try {
-    const oursPort = freePort();
-    const [oursCmd, oursArgs] = pinned(0, Deno.execPath(), [
-      "run",
-      "-A",
-      new URL(import.meta.url).pathname,
-      "--serve",
+  const cert = await writeTestCertificate(tmp);
+  if (cert === null) throw new Error("Cannot make a certificate with openssl");
+  await Deno.chmod(cert.keyFile, 0o644);
+  const site = async (name: string): Promise<PeerSite> => {
+    const scratch = `${tmp}/${name}`;
+    await Deno.mkdir(scratch);
+    return {
       root,
-      "--port",
-      String(oursPort),
-    ]);
-    children.push(
-      new Deno.Command(oursCmd, {
-        args: oursArgs,
-        stdout: "null",
-        stderr: "inherit",
-      }).spawn(),
-    );
-    const nginxPort = freePort();
-    await Deno.writeTextFile(
-      `${tmp}/nginx.conf`,
-      nginxConfig(tmp, root, nginxPort),
-    );
-    const [ngCmd, ngArgs] = pinned(0, NGINX, [
-      "-p",
-      tmp,
-      "-c",
-      `${tmp}/nginx.conf`,
-      "-e",
-      `${tmp}/error.log`,
-    ]);
-    children.push(
-      new Deno.Command(ngCmd, {
-        args: ngArgs,
-        stdout: "null",
-        stderr: "inherit",
-      }).spawn(),
-    );
-    const servers = [
-      {
-        name: "httpd",
-        base: `http://127.0.0.1:${oursPort}`,
-        pid: children[0]!.pid,
-      },
-      {
-        name: "nginx",
-        base: `http://127.0.0.1:${nginxPort}`,
-        pid: children[1]!.pid,
-      },
-    ];
-    for (const s of servers) await waitFor(s.base + "/1k.txt");
+      scratch,
+      httpPort: freePort(),
+      tlsPort: freePort(),
+      certFile: cert.certFile,
+      keyFile: cert.keyFile,
+    };
+  };
+  const core0 = await pin(0);
+  const servers: Contender[] = [];
+  try {
+    servers.push(await startOurs(await site("httpd"), core0, values.tree));
+    servers.push(await startNginx(await site("nginx"), core0));
+    if (await have("caddy")) {
+      servers.push(await startCaddy(await site("caddy"), core0));
+    } else say("Caddy is not installed: its columns are left out");
 
-    const rows: string[] = [];
-    const cpu = Deno.build.target;
-    rows.push(
-      `static files, wrk -t1 -c${connections} -d${duration}s, ${cpu}, ${
-        new Date().toISOString()
-      }` +
-        (hasTaskset ? ", servers on core 0, wrk on core 1" : ", not pinned"),
+    // Each server's own ETag of the 1 KiB file, for the 304 rows.
+    const etags = new Map<Contender, string>();
+    for (const s of servers) {
+      const res = await fetch(`${s.http}/1k.txt`, { method: "HEAD" });
+      await res.body?.cancel();
+      etags.set(s, res.headers.get("etag") ?? "");
+    }
+    say(
+      `static files, ${await machine()}, ${new Date().toISOString()}; ` +
+        `servers on core 0, load on core 1; ${seconds} s runs, best of ` +
+        `${rounds} alternating rounds after a ${WARMUP_SECONDS} s warm-up`,
     );
-    rows.push(
-      "| case | httpd req/s | nginx req/s | httpd/nginx | httpd transfer | " +
-        "httpd CPU/req | nginx CPU/req | notes |",
-    );
-    rows.push("|---|---:|---:|---:|---:|---:|---:|---|");
-    for (const c of CASES) {
-      // Alternate the servers for `rounds` rounds and keep each one's best
-      // run: the cores are shared, and the best run is the least disturbed.
-      const n = c.connections ?? connections;
-      const results: Awaited<ReturnType<typeof wrk>>[] = [];
-      // Each server's least CPU time per request over the rounds.
-      const cpuPerRequest = [Infinity, Infinity];
-      const headers: string[][] = [];
-      for (const s of servers) {
-        const h: string[] = [];
-        if (c.revalidate) {
-          const res = await fetch(s.base + c.path, { method: "HEAD" });
-          await res.body?.cancel();
-          h.push(`If-None-Match: ${res.headers.get("etag")}`);
-        }
-        headers.push(h);
-        // Warm the caches of both servers the same way.
-        await wrk(s.base + c.path, { duration: 1, connections: n, headers: h });
-      }
-      for (let round = 0; round < rounds; round++) {
-        for (let i = 0; i < servers.length; i++) {
-          const path = i === 0 ? c.oursPath ?? c.path : c.path;
-          const before = await treeCpuMs(servers[i]!.pid);
-          const run = await wrk(servers[i]!.base + path, {
-            duration,
-            connections: n,
-            headers: headers[i]!,
-          });
-          cpuPerRequest[i] = Math.min(
-            cpuPerRequest[i]!,
-            (await treeCpuMs(servers[i]!.pid) - before) / run.requests,
-          );
-          if (results[i] === undefined || run.rps > results[i]!.rps) {
-            results[i] = run;
+    for (const mode of MODES) {
+      if (!protocols.has(mode.protocol)) continue;
+      const peers = servers.slice(1);
+      say("");
+      say(`${mode.title}:`);
+      say("");
+      say(
+        `| case | ${servers.map((s) => `${s.name} req/s`).join(" | ")} | ` +
+          peers.map((p) => `÷ ${p.name}`).join(" | ") + " | " +
+          servers.map((s) => `${s.name} CPU/req`).join(" | ") + " | notes |",
+      );
+      say(`|---|${"---:|".repeat(servers.length * 2 + peers.length)}---|`);
+      for (const c of cases) {
+        const measure = (s: Contender, duration: number): Promise<Run> => {
+          const headers = c.revalidate
+            ? [`If-None-Match: ${etags.get(s)}`]
+            : [];
+          return mode.protocol === "h1"
+            ? runWrk(s.http + c.path, c, duration, headers)
+            : runH2load(s.https + c.path, c, mode.streams, duration, headers);
+        };
+        for (const s of servers) await measure(s, WARMUP_SECONDS);
+        const best = servers.map(() => ({ rps: 0, cpu: Infinity, bad: 0 }));
+        for (let round = 0; round < rounds; round++) {
+          for (let i = 0; i < servers.length; i++) {
+            const s = servers[i]!;
+            const before = await s.cpuMs();
+            const run = await measure(s, seconds);
+            const cpu = (await s.cpuMs() - before) / run.requests;
+            const b = best[i]!;
+            b.rps = Math.max(b.rps, run.rps);
+            if (cpu < b.cpu) b.cpu = cpu;
+            b.bad += run.bad;
           }
         }
+        const notes = servers.map((s, i) =>
+          best[i]!.bad > 0 ? `${s.name}: ${best[i]!.bad} bad` : ""
+        ).filter(Boolean).join("; ");
+        say(
+          `| ${c.name} -c${c.connections} | ` +
+            best.map((b) => b.rps.toFixed(0)).join(" | ") + " | " +
+            best.slice(1).map((b) => ratio(best[0]!.rps, b.rps)).join(" | ") +
+            " | " + best.map((b) => perRequest(b.cpu)).join(" | ") +
+            ` | ${notes} |`,
+        );
       }
-      const [ours, theirs] = results as [typeof results[0], typeof results[0]];
-      const notes = [
-        ours.status !== "ok" ? `httpd: ${ours.status}` : "",
-        theirs.status !== "ok" ? `nginx: ${theirs.status}` : "",
-      ]
-        .filter(Boolean).join("; ");
-      rows.push(
-        `| ${c.name} | ${ours.rps.toFixed(0)} | ${theirs.rps.toFixed(0)} | ` +
-          `${(ours.rps / theirs.rps).toFixed(2)}x | ${ours.transfer} | ` +
-          `${perRequest(cpuPerRequest[0]!)} | ${
-            perRequest(cpuPerRequest[1]!)
-          } | ` +
-          `${notes} |`,
-      );
     }
-    Deno.stdout.writeSync(new TextEncoder().encode(rows.join("\n") + "\n"));
   } finally {
-    for (const child of children) {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // Already gone.
-      }
-      await child.status;
-    }
+    for (const s of servers) await s.stop();
     await Deno.remove(tmp, { recursive: true });
   }
-}
-
-/** A CPU time per request for the table, in the unit that suits it. */
-function perRequest(ms: number): string {
-  if (!Number.isFinite(ms)) return "?";
-  return ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(0)} µs`;
 }
 
 if (import.meta.main) await main();

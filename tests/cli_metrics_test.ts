@@ -461,7 +461,7 @@ Deno.test("serve --metrics times a download until its last byte is sent", async 
         "--max-time",
         "30",
         "--limit-rate",
-        "24M",
+        "12M",
         "-o",
         "/dev/null",
         "-w",

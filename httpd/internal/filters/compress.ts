@@ -103,6 +103,15 @@ export function compressFilter(
   // Loaded now, while the application starts, so that requests find it.
   loadedZlib();
   const apply = (req: Request, res: Response): Response | Promise<Response> => {
+    if (res.status === 304) {
+      // RFC 9110 section 15.4.5: a 304 carries the Vary its 200 would have.
+      // Whether that 200 would be compressed depends on its length and type,
+      // which a 304 does not show, so every 304 says it may vary; a cache
+      // that stored an uncompressed 200 then keys it by Accept-Encoding too,
+      // which costs it hits, never a wrong answer.
+      addVary(res.headers, "Accept-Encoding");
+      return res;
+    }
     if (!eligible(res, threshold)) return res;
     // RFC 9110 section 12.5.5: the response varies on Accept-Encoding.
     addVary(res.headers, "Accept-Encoding");

@@ -77,6 +77,20 @@ Deno.test("compress() picks the coding by q-value, ties by the server's order", 
   }
 });
 
+Deno.test("compress() puts Vary: Accept-Encoding on a 304, as its 200 has (RFC 9110 15.4.5)", async () => {
+  const notModified: Handler = () =>
+    new Response(null, {
+      status: 304,
+      headers: { etag: '"a"', vary: "Origin" },
+    });
+  for (const accept of ["gzip", undefined]) {
+    const res = await run(notModified, accept);
+    assert.equal(res.status, 304);
+    assert.equal(res.headers.get("vary"), "Origin, Accept-Encoding");
+    assert.equal(res.headers.get("content-encoding"), null);
+  }
+});
+
 Deno.test("compress() keeps a synchronous answer synchronous once node:zlib is loaded", async () => {
   const filter = Filter.compress();
   await loadZlib();

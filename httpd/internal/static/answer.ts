@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { HttpHeaders } from "../../headers.ts";
+import { HttpHeaders, sharedHeaders } from "../../headers.ts";
 import type { Request } from "../../request.ts";
 import { Response } from "../../response.ts";
 import { Body } from "../../body.ts";
@@ -67,15 +67,19 @@ export function answer(req: Request, asset: Asset, mode: Mode): Reply {
   const headers = req.headers;
   const pre = evaluatePreconditions(headers, v.etag, v.lastModified);
   if (pre === Precondition.NotModified) {
+    // The cheapest answer: the validators, Cache-Control and Vary computed
+    // with the cached stat (RFC 9110 section 15.4.5), no file opened, no
+    // body; the fields are shared with the variant until someone changes
+    // them (copy on write), so nothing is copied per request.
     const res = new Response(Body.empty(), {
       status: 304,
-      headers: HttpHeaders.fromTrusted(v.names304.slice(), v.values304.slice()),
+      headers: sharedFields(v.names304, v.values304),
     });
     if (mode === Mode.Spa) spaHeaders(res.headers);
     return res;
   }
   if (pre === Precondition.Failed) return plain(412, "Precondition Failed");
-  const out = HttpHeaders.fromTrusted(v.names.slice(), v.values.slice());
+  const out = sharedFields(v.names, v.values);
   if (mode === Mode.Spa) spaHeaders(out);
   // RFC 9110 section 14.2: Range is defined for GET only.
   const range = req.method === "GET" ? headers.get("range") : null;
@@ -111,6 +115,16 @@ export function answer(req: Request, asset: Asset, mode: Mode): Reply {
     }
   }
   return full(req, v, 200, out);
+}
+
+// A header map over a variant's precomputed fields, copied only when a
+// filter or the code below changes it (`sharedHeaders` never writes to the
+// arrays it is given).
+function sharedFields(
+  names: readonly string[],
+  values: readonly string[],
+): HttpHeaders {
+  return sharedHeaders(names as string[], values as string[]);
 }
 
 function spaHeaders(headers: HttpHeaders): void {

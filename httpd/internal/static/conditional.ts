@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { HttpHeaders } from "../../headers.ts";
+import { headerNames, headerValues, type HttpHeaders } from "../../headers.ts";
 import { matchesEtag } from "./etag.ts";
 import { parseHttpDate } from "./http_date.ts";
 
@@ -36,30 +36,55 @@ export function evaluatePreconditions(
   etag: string,
   lastModified: number,
 ): Precondition {
+  // One pass over the fields instead of four lookups: most requests carry
+  // none of them, and a revalidation one. Repeated fields are joined with
+  // ", " as `HttpHeaders.get` does (RFC 9110 section 5.3).
+  const names = headerNames(headers);
+  const values = headerValues(headers);
+  let ifMatch: string | undefined;
+  let ius: string | undefined;
+  let inm: string | undefined;
+  let ims: string | undefined;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    // Every conditional field starts with "if-"; skip the others at once.
+    if (name.charCodeAt(0) !== 0x69 /* i */ || name.charCodeAt(2) !== 0x2d) {
+      continue;
+    }
+    const value = values[i]!;
+    switch (name) {
+      case "if-match":
+        ifMatch = ifMatch === undefined ? value : `${ifMatch}, ${value}`;
+        break;
+      case "if-unmodified-since":
+        ius = ius === undefined ? value : `${ius}, ${value}`;
+        break;
+      case "if-none-match":
+        inm = inm === undefined ? value : `${inm}, ${value}`;
+        break;
+      case "if-modified-since":
+        ims = ims === undefined ? value : `${ims}, ${value}`;
+        break;
+    }
+  }
   // Step 1 (section 13.1.1): If-Match uses the strong comparison.
-  const ifMatch = headers.get("if-match");
-  if (ifMatch !== null) {
+  if (ifMatch !== undefined) {
     if (!matchesEtag(ifMatch, etag, false)) return Precondition.Failed;
-  } else {
+  } else if (ius !== undefined) {
     // Step 2 (section 13.1.4): If-Unmodified-Since only without If-Match;
     // an invalid date is ignored.
-    const ius = headers.get("if-unmodified-since");
-    if (ius !== null) {
-      const date = parseHttpDate(ius);
-      if (date === date && lastModified > date) return Precondition.Failed;
-    }
+    const date = parseHttpDate(ius);
+    if (date === date && lastModified > date) return Precondition.Failed;
   }
   // Step 3 (section 13.1.2): If-None-Match uses the weak comparison; for
   // GET and HEAD a match is 304.
-  const inm = headers.get("if-none-match");
-  if (inm !== null) {
+  if (inm !== undefined) {
     return matchesEtag(inm, etag, true)
       ? Precondition.NotModified
       : Precondition.Proceed;
   }
   // Step 4 (section 13.1.3): If-Modified-Since only without If-None-Match.
-  const ims = headers.get("if-modified-since");
-  if (ims !== null && lastModified === lastModified) {
+  if (ims !== undefined && lastModified === lastModified) {
     const date = parseHttpDate(ims);
     // A date later than the server's clock is invalid (section 13.1.3).
     if (date === date && lastModified <= date && date <= Date.now() / 1000) {

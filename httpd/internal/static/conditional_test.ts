@@ -143,3 +143,37 @@ Deno.test("ifRangeMatches() needs a strong ETag match or the exact date (RFC 911
   assert.equal(ifRangeMatches(LATER, ETAG, LM), false);
   assert.equal(ifRangeMatches("garbage", ETAG, LM), false);
 });
+
+Deno.test("evaluatePreconditions() reads repeated fields as one list (RFC 9110 section 5.3)", () => {
+  // Two If-None-Match lines: the second names the current tag.
+  const repeated = new HttpHeaders()
+    .append("if-none-match", '"zzz"')
+    .append("if-none-match", ETAG);
+  assert.equal(
+    evaluatePreconditions(repeated, ETAG, LM),
+    Precondition.NotModified,
+  );
+  // Two If-Match lines, neither the current tag.
+  const failing = new HttpHeaders()
+    .append("if-match", '"x"')
+    .append("if-match", '"y"');
+  assert.equal(evaluatePreconditions(failing, ETAG, LM), Precondition.Failed);
+});
+
+Deno.test("evaluatePreconditions() keeps the order of section 13.2.2 whatever the order of the fields", () => {
+  // If-None-Match sent before If-Match: If-Match is still evaluated first.
+  const headers = new HttpHeaders()
+    .append("if-none-match", ETAG)
+    .append("accept", "*/*")
+    .append("if-match", '"zzz"');
+  assert.equal(evaluatePreconditions(headers, ETAG, LM), Precondition.Failed);
+  // Fields that only look alike are not preconditions.
+  const lookalikes = new HttpHeaders()
+    .append("if-none-matches", ETAG)
+    .append("iff-match", '"zzz"')
+    .append("if-range", ETAG);
+  assert.equal(
+    evaluatePreconditions(lookalikes, ETAG, LM),
+    Precondition.Proceed,
+  );
+});

@@ -19,6 +19,7 @@ import {
   MAX_LISTING_ENTRIES,
 } from "./listing.ts";
 import { MimeTypes } from "../../mime_types.ts";
+import { cacheNow, isFresh } from "./stat_clock.ts";
 import {
   DIRECTORY,
   type LookupResult,
@@ -51,6 +52,9 @@ export interface FsRootOptions {
 
 interface Slot {
   value: LookupResult | Promise<LookupResult>;
+  /** When the stat behind `value` was taken; `-Infinity` while pending. */
+  loaded: number;
+  /** Until when `value` is trusted; `Infinity` while pending. */
   expires: number;
   /** `size:mtime` of each variant held, by coding ("" for identity). */
   stamps?: Map<string, string>;
@@ -72,6 +76,7 @@ export class FsRoot implements Root {
   #slots = new Map<string, Slot>();
   #index: Map<string, StaticIndexEntry> | undefined;
   #indexStamp = "";
+  #indexCheckedAt = Infinity;
   #indexCheckedUntil = -Infinity;
   #checking: Promise<string | undefined> | undefined;
 
@@ -94,9 +99,15 @@ export class FsRoot implements Root {
    */
   lookup(path: string): LookupResult | Promise<LookupResult> {
     const slot = this.#slots.get(path);
-    const now = performance.now();
-    if (slot !== undefined && slot.expires > now) return slot.value;
-    const next: Slot = { value: undefined, expires: Infinity };
+    const now = cacheNow();
+    if (slot !== undefined && isFresh(slot.loaded, slot.expires, now)) {
+      return slot.value;
+    }
+    const next: Slot = {
+      value: undefined,
+      loaded: -Infinity,
+      expires: Infinity,
+    };
     this.#put(path, next, slot);
     const pending = this.#load(path, slot, next, now);
     next.value = pending;
@@ -112,7 +123,7 @@ export class FsRoot implements Root {
    * inside the root.
    */
   async list(dir: string, hidden: boolean): Promise<Listing | undefined> {
-    const real = await this.#realRoot(performance.now());
+    const real = await this.#realRoot(cacheNow());
     if (real === undefined) return undefined;
     let resolved: string;
     const found: Deno.DirEntry[] = [];
@@ -187,8 +198,10 @@ export class FsRoot implements Root {
     }
     // Only fill the slot that asked: a clear() meanwhile dropped it.
     if (this.#slots.get(path) === slot) {
+      const at = cacheNow();
       slot.value = value;
-      slot.expires = performance.now() + this.#options.statTtlMs;
+      slot.loaded = at;
+      slot.expires = at + this.#options.statTtlMs;
     } else {
       this.#release(slot);
     }
@@ -356,9 +369,13 @@ export class FsRoot implements Root {
   // The root's real path and the index, re-checked once per TTL; lookups
   // that arrive during a check wait for it rather than see a half state.
   #realRoot(now: number): Promise<string | undefined> {
-    if (now < this.#indexCheckedUntil && this.#checking !== undefined) {
+    if (
+      isFresh(this.#indexCheckedAt, this.#indexCheckedUntil, now) &&
+      this.#checking !== undefined
+    ) {
       return this.#checking;
     }
+    this.#indexCheckedAt = now;
     this.#indexCheckedUntil = now + this.#options.statTtlMs;
     return this.#checking = this.#check();
   }
