@@ -931,9 +931,40 @@ class H3Driver implements H3ConnectionEvents, Watched, ExchangeDriver {
       }
       return await writer.close();
     }
+    const length = body.contentLength;
+    if (
+      body.kind === "file" && length !== undefined &&
+      length <= COALESCE_LIMIT && trailers === undefined
+    ) {
+      // A small file is read before anything is written, so HEADERS and
+      // DATA leave in one write (and one packet) as an in-memory body does.
+      ctx.sending = body;
+      const chunks: Uint8Array[] = [];
+      let read = 0;
+      let failure: unknown;
+      try {
+        // The chunks are pooled buffers, reused after each step: copied.
+        for await (const chunk of sendingChunks(body)) {
+          chunks.push(chunk.slice());
+          read += chunk.length;
+        }
+      } catch (error) {
+        failure = error;
+        await body.cancel();
+      }
+      await write(concat(head, dataFrameHeader(read), ...chunks));
+      await writer.close();
+      if (failure === undefined && read === length) return;
+      // Ending short of the announced length tells the client the response
+      // is incomplete (RFC 9114 section 4.1.2).
+      throw notDelivered(
+        `the file body failed after ${read} of ${length} bytes: ${
+          (failure as Error | undefined)?.message ?? "it got shorter"
+        }`,
+      );
+    }
     await write(head);
     ctx.sending = body;
-    const length = body.contentLength;
     let sent = 0;
     try {
       for await (const chunk of sendingChunks(body)) {
