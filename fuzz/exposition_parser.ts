@@ -128,7 +128,7 @@ export function parseExposition(
       return;
     }
     if (line.startsWith("#")) {
-      const m = /^# (TYPE|HELP|UNIT) ([a-zA-Z_:][a-zA-Z0-9_:]*)(?: (.*))?$/
+      const m = /^# (TYPE|HELP|UNIT) ([a-zA-Z_:][a-zA-Z0-9_:]*)(?: ([^\n]*))?$/
         .exec(line);
       if (!m) {
         if (format === "openmetrics") fail("unknown comment");
