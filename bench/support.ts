@@ -59,6 +59,34 @@ export function denoServer(
   ];
 }
 
+/**
+ * Starts a benchmark script again as its own server (`deno run -A` with
+ * `bench/deno.json`, pinned to the server core), with `args` after it, and
+ * waits for its `ready <port>` line: for scripts that hold both the load
+ * and the server they measure.
+ *
+ * @param name The server's name in the tables.
+ * @param script The script's `import.meta.url`.
+ * @param args Its arguments, such as `["--serve", mode]`.
+ * @returns The started server.
+ */
+export async function startSelf(
+  name: string,
+  script: string,
+  args: readonly string[],
+): Promise<Started> {
+  return await startServer(name, [
+    ...(await pin(0)),
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--config",
+    new URL("./deno.json", import.meta.url).pathname,
+    new URL(script).pathname,
+    ...args,
+  ]);
+}
+
 /** Starts `cmd`, waits for a line `ready <port>` on stdout. */
 export async function startServer(
   name: string,

@@ -24,10 +24,9 @@ import {
   h2load,
   have,
   machine,
-  pin,
   ratio,
   type Started,
-  startServer,
+  startSelf,
   table,
   wrk,
 } from "./support.ts";
@@ -109,19 +108,10 @@ async function main(): Promise<void> {
       console.log("openssl is missing: no certificate to serve");
       return;
     }
-    const self = new URL(import.meta.url).pathname;
-    const config = new URL("./deno.json", import.meta.url).pathname;
     for (const mode of MODES) {
       servers.set(
         mode,
-        await startServer(mode, [
-          ...(await pin(0)),
-          Deno.execPath(),
-          "run",
-          "-A",
-          "--config",
-          config,
-          self,
+        await startSelf(mode, import.meta.url, [
           "--serve",
           mode,
           "--tls",

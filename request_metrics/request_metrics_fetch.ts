@@ -8,6 +8,7 @@ import type { FetchFunction, ServeHandlerInfo } from "@org/httpd";
 import type { MetricRegistries } from "@org/metrics";
 import type { RequestMetricsConventions } from "./names.ts";
 import { checkOptions } from "./internal/options.ts";
+import { isBelow } from "./internal/metrics_path.ts";
 import {
   declaredLength,
   errorTypeOf,
@@ -121,6 +122,8 @@ export function requestMetricsFetch(
     ? undefined
     : otelInstruments(registries);
   const route = options?.route;
+  const routeOf = (request: globalThis.Request, isMetrics: boolean): string =>
+    route?.(request) ?? (isMetrics ? metricsPath : "");
   return async (request: globalThis.Request, info: ServeHandlerInfo) => {
     const start = performance.now();
     const method = request.method;
@@ -130,8 +133,6 @@ export function requestMetricsFetch(
     const requestBytes = request.body === null
       ? 0
       : declaredLength(request.headers.get("content-length"));
-    const routeOf = (isMetrics: boolean): string =>
-      route?.(request) ?? (isMetrics ? metricsPath : "");
     let response: globalThis.Response;
     try {
       response = await fn(request, info);
@@ -146,7 +147,7 @@ export function requestMetricsFetch(
           otel.series(
             methodAttribute(method),
             500,
-            routeOf(false),
+            routeOf(request, false),
             scheme,
             "",
             errorTypeOf(error),
@@ -184,7 +185,7 @@ export function requestMetricsFetch(
         otel.series(
           methodAttribute(method),
           status,
-          routeOf(isMetrics),
+          routeOf(request, isMetrics),
           scheme,
           "",
           statusErrorType(status),
@@ -254,9 +255,4 @@ function pathOf(url: string): string {
     }
   }
   return url.slice(start, end);
-}
-
-function isBelow(path: string, prefix: string): boolean {
-  return path === prefix ||
-    (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 0x2f);
 }

@@ -54,13 +54,20 @@ const LAUNCHER: RequestMetricsOptions = {
   defaultUri: "static",
 };
 
-function setup(): {
+/**
+ * `byStatus` behind `requestMetrics()` with the launcher's options and
+ * `options`; the handler answers a thrown or rejected error with its status,
+ * as the server would.
+ */
+function setup(options: RequestMetricsOptions = {}): {
   registry: MetricRegistry;
   handler: (req: Request) => Promise<Response>;
 } {
   const registries = new MetricRegistries();
   const registry = registries.get(REQUESTS_SCOPE);
-  const inner = requestMetrics(registries, LAUNCHER).apply(byStatus);
+  const inner = requestMetrics(registries, { ...LAUNCHER, ...options }).apply(
+    byStatus,
+  );
   return {
     registry,
     handler: async (req) => {
@@ -476,29 +483,8 @@ function active(registry: MetricRegistry): Record<string, number> {
   return out;
 }
 
-function otelSetup(options: RequestMetricsOptions = {}) {
-  const registries = new MetricRegistries();
-  const registry = registries.get(REQUESTS_SCOPE);
-  const inner = requestMetrics(registries, {
-    ...LAUNCHER,
-    conventions: "opentelemetry",
-    ...options,
-  }).apply(byStatus);
-  return {
-    registries,
-    registry,
-    handler: async (req: Request) => {
-      try {
-        return await inner(req);
-      } catch (error) {
-        return Response.empty(error instanceof HttpError ? error.status : 500);
-      }
-    },
-  };
-}
-
 Deno.test("requestMetrics() with conventions: opentelemetry records the semantic conventions' attributes and no timer", async () => {
-  const { registry, handler } = otelSetup();
+  const { registry, handler } = setup({ conventions: "opentelemetry" });
   const requests: [string, RequestInit?][] = [
     ["/s/200"],
     ["/s/200", { method: "BREW" }],

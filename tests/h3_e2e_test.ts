@@ -80,6 +80,36 @@ async function withH3(
 const test = (name: string, fn: () => Promise<void>) =>
   quicTest(import.meta.url, name, fn);
 
+/** The field section of a GET of `path`. */
+const getHead = (path: string): string[] => [
+  ":method",
+  "GET",
+  ":scheme",
+  "https",
+  ":authority",
+  "localhost",
+  ":path",
+  path,
+];
+
+/**
+ * A handler that waits for its request's signal to abort, with promises
+ * for "the handler started" and "the signal aborted".
+ */
+function waitingForAbort() {
+  const aborted = Promise.withResolvers<void>();
+  const started = Promise.withResolvers<void>();
+  const handler = fetchHandler(async (request) => {
+    started.resolve();
+    await new Promise<void>((resolve) =>
+      request.signal.addEventListener("abort", () => resolve())
+    );
+    aborted.resolve();
+    return new globalThis.Response("late");
+  });
+  return { handler, started: started.promise, aborted: aborted.promise };
+}
+
 const text = new TextEncoder();
 
 const app = new Router()
@@ -177,16 +207,7 @@ test("a streamed response arrives chunk by chunk as the handler yields", async (
     })()));
   await withH3(handler, async (client) => {
     const stream = await client.open();
-    await stream.headers([
-      ":method",
-      "GET",
-      ":scheme",
-      "https",
-      ":authority",
-      "localhost",
-      ":path",
-      "/",
-    ]);
+    await stream.headers(getHead("/"));
     await stream.end();
     const head = await stream.head();
     assert.equal(head.status, 200);
@@ -225,64 +246,28 @@ test("100 concurrent streams on one connection all complete", async () => {
 });
 
 test("a client that stops reading aborts the handler's request.signal", async () => {
-  const aborted = Promise.withResolvers<void>();
-  const started = Promise.withResolvers<void>();
-  const handler = fetchHandler(async (request) => {
-    started.resolve();
-    await new Promise<void>((resolve) =>
-      request.signal.addEventListener("abort", () => resolve())
-    );
-    aborted.resolve();
-    return new globalThis.Response("late");
-  });
+  const { handler, started, aborted } = waitingForAbort();
   await withH3(handler, async (client) => {
     const stream = await client.open();
-    await stream.headers([
-      ":method",
-      "GET",
-      ":scheme",
-      "https",
-      ":authority",
-      "localhost",
-      ":path",
-      "/wait",
-    ]);
+    await stream.headers(getHead("/wait"));
     await stream.end();
-    await started.promise;
+    await started;
     // STOP_SENDING: the server's next write on the stream (a reserved-frame
     // probe while the handler watches its signal) fails.
     await stream.cancel();
-    await aborted.promise;
+    await aborted;
   }, { headerTimeoutMs: 200, keepAliveTimeoutMs: 200 });
 });
 
 test("a closed connection aborts the handler's request.signal", async () => {
-  const aborted = Promise.withResolvers<void>();
-  const started = Promise.withResolvers<void>();
-  const handler = fetchHandler(async (request) => {
-    started.resolve();
-    await new Promise<void>((resolve) =>
-      request.signal.addEventListener("abort", () => resolve())
-    );
-    aborted.resolve();
-    return new globalThis.Response("late");
-  });
+  const { handler, started, aborted } = waitingForAbort();
   await withH3(handler, async (client) => {
     const stream = await client.open();
-    await stream.headers([
-      ":method",
-      "GET",
-      ":scheme",
-      "https",
-      ":authority",
-      "localhost",
-      ":path",
-      "/wait",
-    ]);
+    await stream.headers(getHead("/wait"));
     await stream.end();
-    await started.promise;
+    await started;
     client.close();
-    await aborted.promise;
+    await aborted;
   });
 });
 
@@ -317,16 +302,7 @@ test("stop() sends GOAWAY, finishes the request in flight, refuses later streams
   // streams 0 and 4 were opened, so 8.
   assert.equal(await client.goaway, 8);
   const late = await client.open();
-  await late.headers([
-    ":method",
-    "GET",
-    ":scheme",
-    "https",
-    ":authority",
-    "localhost",
-    ":path",
-    "/late",
-  ]);
+  await late.headers(getHead("/late"));
   await late.end();
   finish.resolve();
   assert.equal((await slow).text, "done /slow");

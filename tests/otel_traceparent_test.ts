@@ -6,8 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { parseTraceparent } from "../httpd/internal/otel/traceparent.ts";
+import { Request } from "../httpd/mod.ts";
 import {
   errorType,
+  requestAttributes,
   splitAuthority,
 } from "../httpd/internal/otel/attributes.ts";
 
@@ -77,4 +79,12 @@ Deno.test("errorType(): the class of an exception, _OTHER for anything else", ()
   assert.equal(errorType(new RangeError("x")), "RangeError");
   assert.equal(errorType({ message: "not an error" }), "_OTHER");
   assert.equal(errorType(undefined), "_OTHER");
+});
+
+Deno.test("requestAttributes(): an empty Host names no server.address, as req.url reads it", () => {
+  const attributes = requestAttributes(
+    new Request("/", { headers: { host: "" } }),
+  );
+  assert.equal("server.address" in attributes, false);
+  assert.equal("server.port" in attributes, false);
 });

@@ -63,7 +63,7 @@ for (const id of SETTING_IDS) {
 }
 
 /** Every long flag `command` takes, as typed: `--port`. */
-export function flagNames(command: Command): string[] {
+function flagNames(command: Command): string[] {
   return [
     ...[...FLAGS].filter(([, spec]) => takes(spec.id, command)).map((
       [name],

@@ -94,7 +94,7 @@ function entry(left: string, help: string): string[] {
 }
 
 /** The flags of `command`, under the headings of the table. */
-export function settingsHelp(command: Command): string {
+function settingsHelp(command: Command): string {
   const out: string[] = [];
   for (const group of GROUPS) {
     const ids = SETTING_IDS.filter((id) =>

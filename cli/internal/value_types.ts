@@ -21,15 +21,13 @@ import { type Credentials, parseCredentials } from "./auth/credentials.ts";
 import { checkGlob, checkRule } from "./cache_rules.ts";
 import { parseChoice } from "./choice.ts";
 import { ANY_ORIGIN, looksLikeOrigin, parseOrigins } from "./cors_origins.ts";
-import { parseDuration } from "./duration.ts";
+import { formatDuration, parseDuration } from "./duration.ts";
 import { headerNameProblem, headerValueProblem } from "./header_field.ts";
 import { type HostPort, MAX_PORT, parseHostPort } from "./host_port.ts";
 import { DEFAULT_HSTS, parseHsts } from "./hsts.ts";
 import { LOG_LEVELS, type LogLevel } from "./log_level.ts";
 import { didYouMean } from "./suggest.ts";
 import type { YamlNode } from "./yaml_node.ts";
-
-export { MAX_PORT };
 
 /**
  * How one kind of value is written and checked. `name` is always the flag,
@@ -78,8 +76,7 @@ export function yamlText<T>(
 ): T {
   if (type.yaml) return type.yaml(name, node);
   if (!type.parse) throw node.wrongType(name, type.expected);
-  const text = node.line(name, type.expected);
-  return node.at(() => type.parse!(name, text));
+  return yamlTextOf(type, name, node);
 }
 
 const same = <T>(value: T): string => String(value);
@@ -94,19 +91,14 @@ export const TEXT: ValueType<string> = {
 /** A file or directory; relative paths start from the source's directory. */
 export function path(metavar: "FILE" | "DIR"): ValueType<string> {
   return {
+    ...TEXT,
     metavar,
-    expected: "a path",
-    parse: (name, text) => nonEmpty(name, text, "a path"),
     resolve: (value, base) => resolvePath(base, value),
   };
 }
 
 /** A file inside the served root, kept relative to it: `404.html`. */
-export const ROOT_FILE: ValueType<string> = {
-  metavar: "PATH",
-  expected: "a path",
-  parse: (name, text) => nonEmpty(name, text, "a path"),
-};
+export const ROOT_FILE: ValueType<string> = { ...TEXT, metavar: "PATH" };
 
 /** A file inside the root, or `false` for none (`--no-fallback`). */
 export const ROOT_FILE_OR_OFF: ValueType<string | false> = {
@@ -170,14 +162,14 @@ export function choice<T extends string>(
 }
 
 /** The ways names starting with a dot are treated. */
-export const DOTFILES_MODES: readonly DotfilesMode[] = [
+const DOTFILES_MODES: readonly DotfilesMode[] = [
   "ignore",
   "allow",
   "deny",
 ];
 
 /** What a plain HTTP request on the HTTPS port may get. */
-export const PLAIN_HTTP_MODES: readonly PlainHttpMode[] = ["alert", "answer"];
+const PLAIN_HTTP_MODES: readonly PlainHttpMode[] = ["alert", "answer"];
 
 /** `--dotfiles`. */
 export const DOTFILES: ValueType<DotfilesMode> = choice(DOTFILES_MODES);
@@ -254,7 +246,7 @@ export const DURATION: ValueType<number> = {
   metavar: "TIME",
   expected: "a duration such as 10s or 500ms",
   parse: (name, text) => parseDurationSetting(name, text),
-  show: (ms) => `${ms / 1000} s`,
+  show: formatDuration,
 };
 
 /** The largest size accepted: a tebibyte, past any body worth reading. */
@@ -509,7 +501,7 @@ export const TRUST_PROXY: ValueType<TrustProxy> = {
 };
 
 /** The words a PROXY protocol setting takes. */
-export const PROXY_PROTOCOL_WORDS: readonly string[] = [
+const PROXY_PROTOCOL_WORDS: readonly string[] = [
   "true",
   "false",
   "v1",
@@ -527,7 +519,7 @@ export const PROXY_PROTOCOL: ValueType<ProxyProtocolOption> = {
 export const PROBE_PATH: ValueType<string> = {
   metavar: "PATH",
   expected: "an absolute path",
-  parse: (name, text) => parseProbePath(text, name),
+  parse: (name, text) => parseEndpointPath(name, text, "/healthz"),
 };
 
 /** The path `--metrics` publishes on when it names none. */
@@ -541,7 +533,7 @@ export const METRICS_PATH: ValueType<string | false> = {
     const word = text.trim().toLowerCase();
     if (word === "true") return DEFAULT_METRICS_PATH;
     if (word === "false") return false;
-    return parseMetricsPath(text, name);
+    return parseEndpointPath(name, text, DEFAULT_METRICS_PATH);
   },
   show: (path) => path === false ? "off" : path,
 };
@@ -592,7 +584,7 @@ function fileName(name: string, text: string): string {
  * @returns The port.
  * @throws {UsageError} For anything else.
  */
-export function parsePort(name: string, value: string): number {
+function parsePort(name: string, value: string): number {
   const text = value.trim();
   const port = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!(port <= MAX_PORT)) {
@@ -612,7 +604,7 @@ export function parsePort(name: string, value: string): number {
  * @returns The field name and value.
  * @throws {UsageError} Without `=`, or with a bad name or value.
  */
-export function parseHeader(name: string, value: string): [string, string] {
+function parseHeader(name: string, value: string): [string, string] {
   const at = value.indexOf("=");
   const field = at < 0 ? value : value.slice(0, at).trim();
   const problem = at < 0 ? "expected KEY=VALUE" : headerNameProblem(field) ??
@@ -634,7 +626,7 @@ export function parseHeader(name: string, value: string): [string, string] {
  * @returns The count or `"auto"`.
  * @throws {UsageError} For anything else.
  */
-export function parseWorkers(name: string, value: string): WorkersValue {
+function parseWorkers(name: string, value: string): WorkersValue {
   if (value.trim() === "auto") return "auto";
   const count = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!(count >= 1 && count <= MAX_WORKERS)) {
@@ -655,7 +647,7 @@ export function parseWorkers(name: string, value: string): WorkersValue {
  * @returns Milliseconds.
  * @throws {UsageError} When the text is no duration or is too long.
  */
-export function parseDurationSetting(name: string, value: string): number {
+function parseDurationSetting(name: string, value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined || ms > MAX_DRAIN_TIMEOUT_MS) {
     throw new UsageError(
@@ -667,7 +659,7 @@ export function parseDurationSetting(name: string, value: string): number {
 }
 
 /** The most proxy hops `--trust-proxy N` accepts: real chains are 1 to 3. */
-export const MAX_TRUSTED_HOPS = 64;
+const MAX_TRUSTED_HOPS = 64;
 
 /**
  * Parses a trusted-proxy setting: a count of proxies in front (`1`) or a
@@ -680,7 +672,7 @@ export const MAX_TRUSTED_HOPS = 64;
  * @throws {UsageError} When the count is too large or an entry is no IP
  * address or CIDR range.
  */
-export function parseTrustProxy(
+function parseTrustProxy(
   name: string,
   value: string | readonly string[],
 ): TrustProxy {
@@ -713,20 +705,25 @@ export function parseTrustProxy(
 }
 
 /**
- * Checks the metrics endpoint's path: absolute, without query, fragment,
- * spaces or a trailing slash, and not `/` itself (which would hide every
- * file).
+ * Checks the path of an endpoint the launcher adds (`--metrics`,
+ * `--health`, `--ready`): absolute, without query, fragment, spaces or a
+ * trailing slash, and not `/` itself (which would hide every file).
  *
- * @param value The path.
  * @param name The flag, key or variable, for the message.
+ * @param value The path.
+ * @param example A path the message suggests, such as `/metrics`.
  * @returns The path.
  * @throws {UsageError} When it is not such a path.
  */
-export function parseMetricsPath(value: string, name: string): string {
+function parseEndpointPath(
+  name: string,
+  value: string,
+  example: string,
+): string {
   if (!/^\/[^\s?#]*[^\s?#/]$/.test(value)) {
     throw new UsageError(
       "wrong-type",
-      `Cannot use ${name} "${value}": expected an absolute path other than "/", such as "/metrics"`,
+      `Cannot use ${name} "${value}": expected an absolute path other than "/", such as "${example}"`,
     );
   }
   return value;
@@ -741,7 +738,7 @@ export function parseMetricsPath(value: string, name: string): string {
  * @returns The server's `proxyProtocol` option.
  * @throws {UsageError} For any other word.
  */
-export function parseProxyProtocol(
+function parseProxyProtocol(
   name: string,
   value: string,
 ): ProxyProtocolOption {
@@ -761,23 +758,4 @@ export function parseProxyProtocol(
       PROXY_PROTOCOL_WORDS.join(", ")
     }`,
   );
-}
-
-/**
- * Checks the path of `--health` or `--ready`: an absolute path other than
- * `/`, without query, fragment, spaces or a trailing slash.
- *
- * @param value The path.
- * @param name The flag, key or variable, for the message.
- * @returns The path.
- * @throws {UsageError} When it is not such a path.
- */
-export function parseProbePath(value: string, name: string): string {
-  if (!/^\/[^\s?#]*[^\s?#/]$/.test(value)) {
-    throw new UsageError(
-      "wrong-type",
-      `Cannot use ${name} "${value}": expected an absolute path other than "/", such as "/healthz"`,
-    );
-  }
-  return value;
 }

@@ -140,8 +140,11 @@ function parseV6(s: string): Uint8Array | undefined {
   const rest = halves.length === 2 && halves[1] !== ""
     ? halves[1]!.split(":")
     : [];
+  const missing = 8 - head.length - rest.length;
+  // More than eight groups around a `::`: `Array(missing)` would throw.
+  if (missing < 0) return undefined;
   const groups = halves.length === 2
-    ? [...head, ...Array(8 - head.length - rest.length).fill("0"), ...rest]
+    ? [...head, ...Array(missing).fill("0"), ...rest]
     : head;
   if (groups.length !== 8) return undefined;
   for (let i = 0; i < 8; i++) {

@@ -114,3 +114,13 @@ Deno.test("parseAddress() reads IPv4, IPv6, compressed forms, zones and ports", 
     assert.equal(parseAddress(bad), undefined, bad);
   }
 });
+
+Deno.test("parseAddress() refuses more than eight groups around a :: (no RangeError)", () => {
+  assert.equal(parseAddress("1:2:3:4:5:6:7:8:9::1"), undefined);
+  // A client's X-Forwarded-For hop: no trusted range, so it is the client.
+  const resolve = clientAddressResolver(["10.0.0.0/8"]);
+  assert.equal(
+    resolve(fields("10.0.0.1", "203.0.113.7, 1:2:3:4:5:6:7:8:9::1")),
+    "1:2:3:4:5:6:7:8:9::1",
+  );
+});

@@ -27,7 +27,8 @@ export function isMetricsRequest(req: Request, path: string): boolean {
   return next === SLASH || next === QUESTION_MARK;
 }
 
-function isBelow(actual: string, path: string): boolean {
+/** Whether `actual` is `path` or below it (`path` followed by `/`). */
+export function isBelow(actual: string, path: string): boolean {
   return actual === path ||
     (actual.startsWith(path) && actual.charCodeAt(path.length) === SLASH);
 }

@@ -244,9 +244,7 @@ export function methodAttribute(method: string): string {
 
 /** `error.type` of a thrown value: its class, or `_OTHER`. */
 export function errorTypeOf(error: unknown): string {
-  if (error instanceof HttpError) {
-    return error.status >= 500 ? String(error.status) : "";
-  }
+  if (error instanceof HttpError) return statusErrorType(error.status);
   if (error instanceof Error) {
     return error.constructor?.name || error.name || OTHER_ATTRIBUTE;
   }

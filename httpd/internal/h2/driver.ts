@@ -25,18 +25,14 @@ import type {
   ServedConnection,
   ServerContext,
 } from "../conn/types.ts";
-import {
-  announcedLength,
-  carriesContent,
-  HANDLER_LENGTH,
-} from "../content_length.ts";
-import { httpDate } from "../date.ts";
+import { carriesContent } from "../content_length.ts";
 import { ChunkQueue, SMALL_CHUNK } from "../chunk_queue.ts";
 import { dispatch } from "../dispatch.ts";
-import { announcedTrailers, trailerFields } from "../trailers.ts";
+import { responseFields } from "../response_fields.ts";
+import { trailerFields } from "../trailers.ts";
 import { H2Connection, type H2ConnectionEvents } from "./conn.ts";
 import { ErrorCode } from "./errors.ts";
-import { CONNECTION_SPECIFIC, type RequestHead } from "./request_fields.ts";
+import type { RequestHead } from "./request_fields.ts";
 import { STREAM_HIGH_WATER } from "./send_queue.ts";
 import { StreamTable } from "./stream_table.ts";
 import {
@@ -778,44 +774,17 @@ class H2Driver implements H2ConnectionEvents, Watched, ExchangeDriver {
       void body.cancel();
       return;
     }
-    const status = res.status;
     const length = body.contentLength;
-    const fields: string[] = [":status", String(status)];
-    const announced = announcedLength(req.method, status, length, res.headers);
-    const passLength = announced === HANDLER_LENGTH;
-    let flags = 0;
-    res.headers.forEach((value, name) => {
-      // RFC 9113 8.2.2: connection-specific fields are not sent.
-      if (CONNECTION_SPECIFIC.has(name)) return;
-      switch (name) {
-        case "date":
-          flags |= 1;
-          break;
-        case "server":
-          flags |= 2;
-          break;
-        case "x-service-build":
-          flags |= 4;
-          break;
-        case "content-length":
-          if (!passLength) return;
-          break;
-      }
-      fields.push(name, value);
-    });
-    if (!(flags & 1)) fields.push("date", httpDate());
-    const serverHeader = this.#server.serverHeader;
-    if (!(flags & 2)) fields.push("server", serverHeader);
-    if (!(flags & 4)) fields.push("x-service-build", serverHeader);
-    if (announced >= 0) fields.push("content-length", String(announced));
-    const content = carriesContent(req.method, status);
+    const content = carriesContent(req.method, res.status);
     // RFC 9113 8.1: trailers follow the content in a HEADERS frame; HTTP/2
     // peers need no TE to receive them.
     const trailers = content ? res.trailers : undefined;
-    if (trailers !== undefined && !res.headers.has("trailer")) {
-      const names = announcedTrailers(trailers);
-      if (names !== undefined) fields.push("trailer", names);
-    }
+    const fields = responseFields(
+      req.method,
+      res,
+      trailers,
+      this.#server.serverHeader,
+    );
     if (!content || (length === 0 && trailers === undefined)) {
       this.#streams.delete(id);
       h2.respond(id, fields, true);

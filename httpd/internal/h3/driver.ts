@@ -31,11 +31,7 @@ import { HttpError } from "../../errors.ts";
 import { HttpHeaders } from "../../headers.ts";
 import { createRequest, type Request, watchedExchange } from "../../request.ts";
 import { Response } from "../../response.ts";
-import {
-  announcedLength,
-  carriesContent,
-  HANDLER_LENGTH,
-} from "../content_length.ts";
+import { carriesContent } from "../content_length.ts";
 import type {
   ConnectionInfo,
   ServedConnection,
@@ -52,10 +48,10 @@ import { httpDate } from "../date.ts";
 import { dispatch } from "../dispatch.ts";
 import type { Exchange, ExchangeDriver } from "../exchange.ts";
 import { StreamTable } from "../h2/stream_table.ts";
-import { CONNECTION_SPECIFIC } from "../h2/request_fields.ts";
 import { QpackDecoder } from "../qpack/decoder.ts";
 import { QpackEncoder } from "../qpack/encoder.ts";
-import { announcedTrailers, trailerFields } from "../trailers.ts";
+import { responseFields } from "../response_fields.ts";
+import { trailerFields } from "../trailers.ts";
 import {
   createDriver,
   markExtendedConnect,
@@ -841,49 +837,15 @@ class H3Driver implements H3ConnectionEvents, Watched, ExchangeDriver {
 
   /** The response head: `:status`, the handler's fields, and ours. */
   #responseFields(req: Request, res: Response): string[] {
-    const status = res.status;
-    const body = res.body;
-    const fields: string[] = [":status", String(status)];
-    const announced = announcedLength(
-      req.method,
-      status,
-      body.contentLength,
-      res.headers,
-    );
-    const passLength = announced === HANDLER_LENGTH;
-    let flags = 0;
-    res.headers.forEach((value, name) => {
-      // RFC 9114 4.2: connection-specific fields are not sent.
-      if (CONNECTION_SPECIFIC.has(name)) return;
-      switch (name) {
-        case "date":
-          flags |= 1;
-          break;
-        case "server":
-          flags |= 2;
-          break;
-        case "x-service-build":
-          flags |= 4;
-          break;
-        case "content-length":
-          if (!passLength) return;
-          break;
-      }
-      fields.push(name, value);
-    });
-    if (!(flags & 1)) fields.push("date", httpDate());
-    const serverHeader = this.#server.serverHeader;
-    if (!(flags & 2)) fields.push("server", serverHeader);
-    if (!(flags & 4)) fields.push("x-service-build", serverHeader);
-    if (announced >= 0) fields.push("content-length", String(announced));
-    const trailers = carriesContent(req.method, status)
+    const trailers = carriesContent(req.method, res.status)
       ? res.trailers
       : undefined;
-    if (trailers !== undefined && !res.headers.has("trailer")) {
-      const names = announcedTrailers(trailers);
-      if (names !== undefined) fields.push("trailer", names);
-    }
-    return fields;
+    return responseFields(
+      req.method,
+      res,
+      trailers,
+      this.#server.serverHeader,
+    );
   }
 
   /**

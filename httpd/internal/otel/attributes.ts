@@ -133,9 +133,11 @@ export function requestAttributes(
   const query = req.query;
   if (query !== "") attributes["url.query"] = query;
   const headers = req.headers;
-  const authority = headers.get("host") ??
+  // As `req.url` reads it: an empty `Host` (RFC 9112 section 3.2) names no
+  // server, so the connection's own address stands in.
+  const authority = headers.get("host") ||
     connectionOf(req)?.defaultAuthority;
-  if (authority !== undefined) {
+  if (authority) {
     const { host, port } = splitAuthority(authority);
     attributes["server.address"] = host;
     attributes["server.port"] = port ?? DEFAULT_PORTS[scheme];
